@@ -1,0 +1,37 @@
+# The two commands: `make demo` runs the main job, `make test` runs every check.
+# Both create .venv and install the project into it when needed, so a fresh clone needs only
+# Python 3.11+ and access to the package registry.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck unit bench clean
+
+$(INSTALLED): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "promptkit needs Python 3.11 or newer; set PYTHON=python3.11")'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	@touch $(INSTALLED)
+
+demo: $(INSTALLED)
+	$(BIN)/python examples/hello_prompt.py
+
+lint: $(INSTALLED)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(INSTALLED)
+	$(BIN)/mypy
+
+unit: $(INSTALLED)
+	$(BIN)/python -m pytest -n 2 -q
+
+test: lint typecheck unit
+
+bench: $(INSTALLED)
+	$(BIN)/python benchmarks/render_bench.py --store
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache

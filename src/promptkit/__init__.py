@@ -1,0 +1,128 @@
+"""promptkit: typed prompt sections rendered to markdown, with a reusable workspace digest.
+
+Every public name is importable from here. Names are loaded on first use (PEP 562), so
+`import promptkit` stays fast and never imports pydantic, jinja2 or a provider SDK until a
+name that needs them is touched.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "PromptkitError",
+            "PromptValidationError",
+            "PromptRenderError",
+            "OutputParseError",
+            "ToolValidationError",
+            "SessionError",
+            "SessionCorruptError",
+            "OverridesError",
+            "WorkspaceError",
+            "WorkspaceUnavailableError",
+            "ProviderError",
+            "ProviderAuthenticationError",
+            "ProviderRateLimitError",
+            "ProviderTimeoutError",
+            "ProviderBadRequestError",
+            "ProviderServerError",
+            "ProviderConnectionError",
+            "ToolLoopLimitError",
+            "OptimizationError",
+        ),
+        "promptkit.errors",
+    ),
+    **dict.fromkeys(
+        (
+            "MarkdownSection",
+            "OverrideAuthor",
+            "OverridesLookup",
+            "Prompt",
+            "PromptDescriptor",
+            "PromptOverride",
+            "RenderContext",
+            "RenderedPrompt",
+            "Section",
+            "SectionDescriptor",
+            "SectionOverride",
+            "SectionPath",
+            "TextSection",
+            "Tool",
+            "ToolContext",
+            "ToolDescriptor",
+            "ToolOverride",
+            "ToolResult",
+            "content_hash",
+            "output_schema",
+            "parse_structured_output",
+        ),
+        "promptkit.prompt",
+    ),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'promptkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if TYPE_CHECKING:
+    from promptkit.errors import (
+        OptimizationError as OptimizationError,
+        OutputParseError as OutputParseError,
+        OverridesError as OverridesError,
+        PromptkitError as PromptkitError,
+        PromptRenderError as PromptRenderError,
+        PromptValidationError as PromptValidationError,
+        ProviderAuthenticationError as ProviderAuthenticationError,
+        ProviderBadRequestError as ProviderBadRequestError,
+        ProviderConnectionError as ProviderConnectionError,
+        ProviderError as ProviderError,
+        ProviderRateLimitError as ProviderRateLimitError,
+        ProviderServerError as ProviderServerError,
+        ProviderTimeoutError as ProviderTimeoutError,
+        SessionCorruptError as SessionCorruptError,
+        SessionError as SessionError,
+        ToolLoopLimitError as ToolLoopLimitError,
+        ToolValidationError as ToolValidationError,
+        WorkspaceError as WorkspaceError,
+        WorkspaceUnavailableError as WorkspaceUnavailableError,
+    )
+    from promptkit.prompt import (
+        MarkdownSection as MarkdownSection,
+        OverrideAuthor as OverrideAuthor,
+        OverridesLookup as OverridesLookup,
+        Prompt as Prompt,
+        PromptDescriptor as PromptDescriptor,
+        PromptOverride as PromptOverride,
+        RenderContext as RenderContext,
+        RenderedPrompt as RenderedPrompt,
+        Section as Section,
+        SectionDescriptor as SectionDescriptor,
+        SectionOverride as SectionOverride,
+        SectionPath as SectionPath,
+        TextSection as TextSection,
+        Tool as Tool,
+        ToolContext as ToolContext,
+        ToolDescriptor as ToolDescriptor,
+        ToolOverride as ToolOverride,
+        ToolResult as ToolResult,
+        content_hash as content_hash,
+        output_schema as output_schema,
+        parse_structured_output as parse_structured_output,
+    )

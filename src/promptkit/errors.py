@@ -1,0 +1,101 @@
+"""Every error promptkit raises, in one hierarchy under `PromptkitError`.
+
+Messages say what went wrong, where (section path, field, file and line) and, where it helps,
+what to do next. They never carry a credential or an API key.
+"""
+
+from __future__ import annotations
+
+
+class PromptkitError(Exception):
+    """Base class of every error raised by promptkit."""
+
+
+class PromptValidationError(PromptkitError):
+    """A prompt, section, tool or params type is malformed; raised when it is built."""
+
+
+class PromptRenderError(PromptkitError):
+    """A prompt could not be rendered with the params it was given."""
+
+
+class OutputParseError(PromptkitError):
+    """Model output did not parse into the prompt's output type.
+
+    `raw_text` keeps the text exactly as the model produced it, for logging or a retry.
+    """
+
+    def __init__(self, message: str, *, raw_text: str) -> None:
+        super().__init__(message)
+        self.raw_text = raw_text
+
+
+class ToolValidationError(PromptkitError):
+    """A tool call's arguments do not match the tool's params type."""
+
+
+class SessionError(PromptkitError):
+    """A session operation was refused: unknown slice, unserialisable value, bad id."""
+
+
+class SessionCorruptError(SessionError):
+    """A persisted session file has a corrupt record that is not a torn last line."""
+
+
+class OverridesError(PromptkitError):
+    """An override file or request is invalid: bad name, malformed TOML, wrong hash."""
+
+
+class WorkspaceError(PromptkitError):
+    """A workspace could not be read, or a path escapes it."""
+
+
+class WorkspaceUnavailableError(WorkspaceError):
+    """A workspace backend (for instance podman) is not installed or cannot run here."""
+
+
+class ProviderError(PromptkitError):
+    """A model provider call failed.
+
+    `status` is the HTTP status when there was a response, `request_id` the provider's id for
+    the request when it sent one; both help when reporting the failure to the provider.
+    """
+
+    def __init__(
+        self, message: str, *, status: int | None = None, request_id: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.request_id = request_id
+
+
+class ProviderAuthenticationError(ProviderError):
+    """The provider refused the credentials (401/403)."""
+
+
+class ProviderRateLimitError(ProviderError):
+    """The provider kept answering 429 after the configured retries."""
+
+
+class ProviderTimeoutError(ProviderError):
+    """A request or the whole evaluation ran past its timeout or deadline."""
+
+
+class ProviderBadRequestError(ProviderError):
+    """The provider rejected the request as malformed (400/404/422)."""
+
+
+class ProviderServerError(ProviderError):
+    """The provider failed (5xx) after the configured retries."""
+
+
+class ProviderConnectionError(ProviderError):
+    """The provider could not be reached at all."""
+
+
+class ToolLoopLimitError(PromptkitError):
+    """The model kept calling tools past `max_tool_rounds`."""
+
+
+class OptimizationError(PromptkitError):
+    """`optimize` refused to run or to store its result; nothing was stored."""

@@ -1,0 +1,106 @@
+"""Compiles a prompt's section tree into one jinja2 template per shape.
+
+Rendering twenty small templates costs twenty fixed per-call overheads; one template holding
+every section costs one. A *shape* is which sections are included (after `enabled`) and which of
+them are rendered inline from their own template rather than given as finished text (overridden
+or computed sections). Each section's template is copied into the combined tree with its names
+renamed to `pk<index>__<name>`, so sections cannot see or clobber each other's values.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from jinja2 import Template, nodes
+
+from promptkit.prompt.markdown import TEMPLATE_ENVIRONMENT, MarkdownSection
+from promptkit.prompt.section import LEADING_BLANK_LINES as _LEADING_BLANK_LINES
+
+
+@dataclass(frozen=True)
+class ShapeEntry:
+    """One included section: its place in the tree and how its body arrives."""
+
+    index: int
+    depth: int
+    title: str
+    inline: MarkdownSection | None
+
+
+def value_name(index: int, name: str) -> str:
+    """The combined template's name for `name` in the section at `index`."""
+    return f"pk{index}__{name}"
+
+
+def body_name(index: int) -> str:
+    """The combined template's name for a section body given as finished text."""
+    return f"pk{index}__body"
+
+
+def heading_texts(entries: Sequence[ShapeEntry]) -> list[str]:
+    """`## 1. Title`, `### 1.1. Title`, ... numbered over the included sections only."""
+    counters: list[int] = []
+    headings: list[str] = []
+    for entry in entries:
+        del counters[entry.depth + 1 :]
+        while len(counters) <= entry.depth:
+            counters.append(0)
+        counters[entry.depth] += 1
+        number = ".".join(str(count) for count in counters)
+        headings.append(f"{'#' * (entry.depth + 2)} {number}. {entry.title}")
+    return headings
+
+
+def compile_shape(entries: Sequence[ShapeEntry]) -> Template:
+    """One template that renders every entry, headings included."""
+    body: list[nodes.Node] = []
+    for position, (entry, heading) in enumerate(zip(entries, heading_texts(entries), strict=True)):
+        prefix = "\n\n" if position else ""
+        if entry.inline is None:
+            body.append(nodes.Output([nodes.TemplateData(prefix + heading)]))
+            body.append(nodes.Output([nodes.Name(body_name(entry.index), "load")]))
+        else:
+            body.extend(_inline_body(entry.index, entry.inline, prefix + heading))
+    tree = nodes.Template(body)
+    tree.set_environment(TEMPLATE_ENVIRONMENT)
+    return TEMPLATE_ENVIRONMENT.from_string(tree)
+
+
+def _inline_body(index: int, section: MarkdownSection, heading: str) -> list[nodes.Node]:
+    tree = copy.deepcopy(section.template_ast)
+    renamed = section.used_names
+    for node in tree.find_all((nodes.Name, nodes.NSRef)):
+        if isinstance(node, nodes.Name | nodes.NSRef) and node.name in renamed:
+            node.name = value_name(index, node.name)
+    if _strip_static_edges(tree.body):
+        first = tree.body[0]
+        assert isinstance(first, nodes.Output)
+        first.nodes.insert(0, nodes.TemplateData(heading + "\n\n"))
+        return list(tree.body)
+    # The body's edges come from values known only at render time: normalise them then.
+    block_filter = nodes.Filter(None, "pk_block", [], [], None, None)
+    return [nodes.Output([nodes.TemplateData(heading)]), nodes.FilterBlock(tree.body, block_filter)]
+
+
+def _strip_static_edges(body: list[nodes.Node]) -> bool:
+    """Normalise a body whose first and last output are literal text, in place.
+
+    Returns False (and changes nothing) unless both edges are literal and non-blank, so the
+    rendered body is certain to be non-empty and already normalised.
+    """
+    if not body or not isinstance(body[0], nodes.Output) or not isinstance(body[-1], nodes.Output):
+        return False
+    first, last = body[0].nodes, body[-1].nodes
+    if not (first and last and isinstance(first[0], nodes.TemplateData)):
+        return False
+    if not isinstance(last[-1], nodes.TemplateData):
+        return False
+    head = _LEADING_BLANK_LINES.sub("", first[0].data)
+    tail = (head if first[0] is last[-1] else last[-1].data).rstrip()
+    if not head.strip() or not tail:
+        return False
+    first[0].data = head
+    last[-1].data = tail
+    return True

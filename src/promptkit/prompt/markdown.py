@@ -1,0 +1,112 @@
+"""`MarkdownSection`: a section whose body is a jinja2 template rendered in a sandbox.
+
+Templates run in a `SandboxedEnvironment` with `StrictUndefined` and autoescaping off (the
+output is markdown, not HTML); `trim_blocks` and `lstrip_blocks` keep `{% %}` tags from leaving
+blank lines behind. Every name a template reads must be a field of its `params_type`: that is
+checked when the Prompt is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
+from jinja2.exceptions import TemplateError
+from jinja2.sandbox import SandboxedEnvironment
+
+from promptkit.errors import PromptRenderError, PromptValidationError
+from promptkit.prompt.override_types import SectionPath
+from promptkit.prompt.params import params_field_names
+from promptkit.prompt.section import RenderContext, Section, normalize_body
+
+
+def _block_filter(text: str) -> str:
+    body = normalize_body(text)
+    return "\n\n" + body if body else ""
+
+
+def _make_environment() -> SandboxedEnvironment:
+    environment = SandboxedEnvironment(
+        undefined=StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    environment.filters["pk_block"] = _block_filter
+    return environment
+
+
+TEMPLATE_ENVIRONMENT = _make_environment()
+
+# Names jinja provides itself inside loops, macros and call blocks; never read from params.
+_JINJA_SPECIAL_NAMES = frozenset({"loop", "caller", "varargs", "kwargs", "self", "super"})
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class MarkdownSection(Section):
+    """A section whose body is `template`, rendered with the fields of its params object."""
+
+    template: str
+    _ast: nodes.Template = field(init=False, repr=False)
+    _used_names: frozenset[str] = field(init=False, repr=False)
+    _compiled: Template = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.template, str):
+            raise PromptValidationError(f"section {self.key!r}: template must be a string")
+        try:
+            ast = TEMPLATE_ENVIRONMENT.parse(self.template)
+            compiled = TEMPLATE_ENVIRONMENT.from_string(self.template)
+        except TemplateSyntaxError as error:
+            raise PromptValidationError(
+                f"section {self.key!r}: template syntax error on line {error.lineno}:"
+                f" {error.message}"
+            ) from error
+        used = meta.find_undeclared_variables(ast) - set(TEMPLATE_ENVIRONMENT.globals)
+        object.__setattr__(self, "_ast", ast)
+        object.__setattr__(self, "_compiled", compiled)
+        object.__setattr__(self, "_used_names", frozenset(used - _JINJA_SPECIAL_NAMES))
+
+    @property
+    def used_names(self) -> frozenset[str]:
+        """Top-level names the template reads from its params object."""
+        return self._used_names
+
+    @property
+    def template_ast(self) -> nodes.Template:
+        """The parsed template; the prompt compiler copies it, never mutates it."""
+        return self._ast
+
+    def original_body_template(self) -> str:
+        return self.template
+
+    def validate(self, path: SectionPath) -> None:
+        if not self._used_names:
+            return
+        where = "/".join(path)
+        if self.params_type is None:
+            raise PromptValidationError(
+                f"section {where}: template uses {sorted(self._used_names)} but the section"
+                " has no params_type"
+            )
+        unknown = self._used_names - params_field_names(self.params_type)
+        if unknown:
+            raise PromptValidationError(
+                f"section {where}: template uses {sorted(unknown)}, which"
+                f" {self.params_type.__name__} does not define"
+            )
+
+    def template_values(self, params: Any) -> dict[str, Any]:
+        """The values the template reads, taken from `params`."""
+        return {name: getattr(params, name) for name in self._used_names}
+
+    def render_body(self, params: Any, context: RenderContext) -> str:
+        try:
+            return normalize_body(self._compiled.render(self.template_values(params)))
+        except (TemplateError, AttributeError, TypeError, ValueError) as error:
+            raise PromptRenderError(
+                f"section {'/'.join(context.path)}: {type(error).__name__}: {error}"
+            ) from error

@@ -1,0 +1,517 @@
+"""`Prompt`: a namespaced tree of sections that renders to markdown, tools and an output type.
+
+A prompt is validated once, when it is built: keys, template names against params types, tool
+names, the output type. Rendering matches params objects to sections by type, applies overrides
+whose hash still matches the code, and runs one compiled template per shape of the tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Generic, TypeVar, cast
+
+import structlog
+from jinja2 import Template
+from jinja2.exceptions import TemplateError
+
+from promptkit.errors import PromptRenderError, PromptValidationError
+from promptkit.names import require_key
+from promptkit.prompt.compiler import ShapeEntry, body_name, compile_shape, value_name
+from promptkit.prompt.markdown import MarkdownSection
+from promptkit.prompt.override_types import OverridesLookup, PromptOverride, SectionPath
+from promptkit.prompt.section import RenderContext, Section, normalize_body
+from promptkit.prompt.structured import output_schema_text, require_output_type
+from promptkit.prompt.tool import Tool
+
+OutputT = TypeVar("OutputT")
+
+_log = structlog.get_logger("promptkit.prompt")
+_TRAILING_WHITESPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+_SHAPE_CACHE_LIMIT = 64
+RESPONSE_FORMAT_KEY = "response-format"
+
+
+@dataclass(frozen=True)
+class SectionDescriptor:
+    """A section's path, content hash, and whether it accepts overrides."""
+
+    path: SectionPath
+    content_hash: str
+    accepts_overrides: bool = True
+
+
+@dataclass(frozen=True)
+class ToolDescriptor:
+    """A tool's name and contract hash."""
+
+    name: str
+    contract_hash: str
+
+
+@dataclass(frozen=True)
+class PromptDescriptor:
+    """What an overrides store needs to know about a prompt, without the prompt itself."""
+
+    ns: str
+    key: str
+    sections: tuple[SectionDescriptor, ...]
+    tools: tuple[ToolDescriptor, ...]
+
+    def section(self, path: SectionPath) -> SectionDescriptor | None:
+        """The descriptor of the section at `path`, if the prompt has one."""
+        return next((entry for entry in self.sections if entry.path == tuple(path)), None)
+
+    def tool(self, name: str) -> ToolDescriptor | None:
+        """The descriptor of the tool called `name`, if the prompt has one."""
+        return next((entry for entry in self.tools if entry.name == name), None)
+
+
+@dataclass(frozen=True)
+class RenderedPrompt(Generic[OutputT]):
+    """A prompt's markdown text, the tools it offers, and the type its reply must parse into."""
+
+    text: str
+    tools: tuple[Tool[Any], ...]
+    output_type: Any
+    descriptor: PromptDescriptor
+    name: str
+    applied_overrides: tuple[SectionPath, ...] = ()
+
+    @property
+    def ns(self) -> str:
+        return self.descriptor.ns
+
+    @property
+    def key(self) -> str:
+        return self.descriptor.key
+
+    def tool(self, name: str) -> Tool[Any] | None:
+        """The tool called `name`, if this render offers it."""
+        return next((tool for tool in self.tools if tool.name == name), None)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class _ResponseFormatSection(Section):
+    """Appended when a prompt declares an output type: the JSON schema the reply must match."""
+
+    schema_text: str = ""
+
+    def original_body_template(self) -> str:
+        return self.schema_text
+
+    def render_body(self, params: Any, context: RenderContext) -> str:
+        return (
+            "Reply with a single JSON value that matches this JSON schema, and nothing else"
+            " (no prose; a fenced ```json block is accepted):\n\n"
+            f"```json\n{self.schema_text}\n```"
+        )
+
+
+@dataclass(frozen=True)
+class _PlanNode:
+    """A section flattened into render order, with what the render loop needs precomputed."""
+
+    index: int
+    section: Section
+    path: SectionPath
+    depth: int
+    subtree_end: int
+    default_params: Any
+    has_default: bool
+    # (combined-template name, params attribute) pairs; None when the body is not inlined.
+    bindings: tuple[tuple[str, str], ...] | None
+
+
+_MISSING = object()
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Prompt(Generic[OutputT]):
+    """A namespaced, keyed tree of sections with an optional structured output type.
+
+    `ns` is one or more `/`-separated segments; `ns`, `key` and every section key follow the
+    key rule. Construction validates the whole tree and raises `PromptValidationError`.
+    """
+
+    ns: str
+    key: str
+    name: str | None = None
+    sections: tuple[Section, ...] = ()
+    output_type: Any = None
+    _plan: tuple[_PlanNode, ...] = field(init=False, repr=False)
+    _params_types: frozenset[type[Any]] = field(init=False, repr=False)
+    _shapes: dict[tuple[int, ...], Template] = field(init=False, repr=False)
+    # Set when every section is an inline template with no `enabled`: the shape never varies.
+    _static_shape: tuple[int, ...] | None = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.ns, str) or not self.ns:
+            raise PromptValidationError(f"invalid prompt ns {self.ns!r}: expected segments")
+        for segment in self.ns.split("/"):
+            require_key(
+                segment, what=f"segment of prompt ns {self.ns!r}", error=PromptValidationError
+            )
+        require_key(self.key, what="prompt key", error=PromptValidationError)
+        object.__setattr__(self, "sections", tuple(self.sections))
+        sections = self.sections
+        if self.output_type is not None:
+            require_output_type(self.output_type)
+            if any(section.key == RESPONSE_FORMAT_KEY for section in sections):
+                raise PromptValidationError(
+                    f"prompt {self.ns}/{self.key}: the top-level key {RESPONSE_FORMAT_KEY!r} is"
+                    " reserved for the response format section of prompts with an output_type"
+                )
+            sections = (*sections, self._response_format_section())
+        plan: list[_PlanNode] = []
+        self._plan_sections(sections, (), plan)
+        object.__setattr__(self, "_plan", tuple(plan))
+        object.__setattr__(
+            self,
+            "_params_types",
+            frozenset(node.section.params_type for node in plan if node.section.params_type),
+        )
+        object.__setattr__(self, "_shapes", {})
+        is_static = all(n.bindings is not None and n.section.enabled is None for n in plan)
+        object.__setattr__(self, "_static_shape", tuple(range(len(plan))) if is_static else None)
+        self._require_unique_tool_names()
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _response_format_section(self) -> Section:
+        return _ResponseFormatSection(
+            title="Response Format",
+            key=RESPONSE_FORMAT_KEY,
+            accepts_overrides=False,
+            seedable=False,
+            schema_text=output_schema_text(self.output_type),
+        )
+
+    def _plan_sections(
+        self, sections: tuple[Section, ...], parent: SectionPath, plan: list[_PlanNode]
+    ) -> None:
+        seen: set[str] = set()
+        for section in sections:
+            if not isinstance(section, Section):
+                raise PromptValidationError(
+                    f"prompt {self.ns}/{self.key}: sections must be Section objects,"
+                    f" got {type(section).__name__}"
+                )
+            if section.key in seen:
+                where = "/".join(parent) or f"prompt {self.ns}/{self.key}"
+                raise PromptValidationError(f"{where}: two sections share the key {section.key!r}")
+            seen.add(section.key)
+            path = (*parent, section.key)
+            section.validate(path)
+            default = self._default_params(section)
+            index = len(plan)
+            bindings = (
+                tuple((value_name(index, name), name) for name in sorted(section.used_names))
+                if isinstance(section, MarkdownSection)
+                else None
+            )
+            plan.append(_PlanNode(index, section, path, len(parent), 0, default, True, bindings))
+            self._plan_sections(section.children, path, plan)
+            plan[index] = _PlanNode(
+                index,
+                section,
+                path,
+                len(parent),
+                len(plan),
+                default,
+                default is not _MISSING,
+                bindings,
+            )
+
+    @staticmethod
+    def _default_params(section: Section) -> Any:
+        if section.params_type is None:
+            return None
+        if section.default_params is not None:
+            return section.default_params
+        try:
+            return section.params_type()
+        except Exception:  # any failure means the type has no usable no-argument default
+            return _MISSING
+
+    def _require_unique_tool_names(self) -> None:
+        owners: dict[str, SectionPath] = {}
+        for node in self._plan:
+            for tool in node.section.tools:
+                if tool.name in owners:
+                    raise PromptValidationError(
+                        f"prompt {self.ns}/{self.key}: tool {tool.name!r} is defined by both"
+                        f" {'/'.join(owners[tool.name])} and {'/'.join(node.path)}"
+                    )
+                owners[tool.name] = node.path
+
+    # -- introspection ------------------------------------------------------------------------
+
+    @property
+    def display_name(self) -> str:
+        """`name` when given, else `ns/key`."""
+        return self.name or f"{self.ns}/{self.key}"
+
+    @cached_property
+    def descriptor(self) -> PromptDescriptor:
+        """Paths with content hashes and tools with contract hashes, in render order."""
+        return PromptDescriptor(
+            ns=self.ns,
+            key=self.key,
+            sections=tuple(
+                SectionDescriptor(
+                    node.path, node.section.content_hash, node.section.accepts_overrides
+                )
+                for node in self._plan
+                if not isinstance(node.section, _ResponseFormatSection)
+            ),
+            tools=tuple(
+                ToolDescriptor(tool.name, tool.contract_hash)
+                for node in self._plan
+                for tool in node.section.tools
+            ),
+        )
+
+    def iter_sections(self) -> Iterator[tuple[SectionPath, Section]]:
+        """Every section with its path, in render order (the response format excluded)."""
+        for node in self._plan:
+            if not isinstance(node.section, _ResponseFormatSection):
+                yield node.path, node.section
+
+    def section_at(self, path: SectionPath) -> Section | None:
+        """The section at `path`, if any."""
+        return next((s for p, s in self.iter_sections() if p == tuple(path)), None)
+
+    def find_section(self, section_type: type[Any]) -> Any:
+        """The first section of `section_type` in render order, or None."""
+        return next((s for _, s in self.iter_sections() if isinstance(s, section_type)), None)
+
+    def path_of(self, section: Section) -> SectionPath | None:
+        """The path of `section` (the object itself) in this prompt, if it is part of it."""
+        return next((p for p, s in self.iter_sections() if s is section), None)
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def render(
+        self,
+        *params: Any,
+        overrides_store: OverridesLookup | None = None,
+        tag: str = "latest",
+    ) -> RenderedPrompt[OutputT]:
+        """Render with `params` matched to sections by type, applying fresh overrides."""
+        by_type = self._match_params(params)
+        override = overrides_store.resolve(self.descriptor, tag) if overrides_store else None
+        section_bodies = self._applicable_section_overrides(override)
+        if self._static_shape is not None and not section_bodies:
+            return self._render_static(self._static_shape, by_type, override)
+        values: dict[str, Any] = {}
+        shape: list[int] = []
+        tools: list[Tool[Any]] = []
+        applied: list[SectionPath] = []
+        plan = self._plan
+        index = 0
+        while index < len(plan):
+            node = plan[index]
+            section = node.section
+            section_params = (
+                by_type.get(section.params_type, _MISSING) if section.params_type else None
+            )
+            if section_params is _MISSING:
+                section_params = self._default_for(node)
+            if section.enabled is not None and not section.enabled(section_params):
+                index = node.subtree_end
+                continue
+            if section.tools:
+                tools.extend(section.tools)
+            body_override = section_bodies.get(node.path) if section_bodies else None
+            if body_override is None and node.bindings is not None:
+                shape.append(index)
+                for value_key, attribute in node.bindings:
+                    values[value_key] = getattr(section_params, attribute)
+            else:
+                if body_override is not None:
+                    applied.append(node.path)
+                context = RenderContext(self.ns, self.key, node.path, overrides_store, tag)
+                body = normalize_body(section.resolve_body(section_params, body_override, context))
+                values[body_name(index)] = "\n\n" + body if body else ""
+                shape.append(~index)
+            index += 1
+        text = self._render_shape(tuple(shape), values, by_type)
+        return RenderedPrompt(
+            text=text,
+            tools=self._apply_tool_overrides(tuple(tools), override),
+            output_type=self.output_type,
+            descriptor=self.descriptor,
+            name=self.display_name,
+            applied_overrides=tuple(applied),
+        )
+
+    def _render_static(
+        self,
+        shape: tuple[int, ...],
+        by_type: Mapping[type[Any], Any],
+        override: PromptOverride | None,
+    ) -> RenderedPrompt[OutputT]:
+        values: dict[str, Any] = {}
+        for node in self._plan:
+            params_type = node.section.params_type
+            section_params = by_type.get(params_type, _MISSING) if params_type else None
+            if section_params is _MISSING:
+                section_params = self._default_for(node)
+            for value_key, attribute in node.bindings or ():
+                values[value_key] = getattr(section_params, attribute)
+        return RenderedPrompt(
+            text=self._render_shape(shape, values, by_type),
+            tools=self._apply_tool_overrides(self._all_tools, override),
+            output_type=self.output_type,
+            descriptor=self.descriptor,
+            name=self.display_name,
+        )
+
+    @cached_property
+    def _all_tools(self) -> tuple[Tool[Any], ...]:
+        return tuple(tool for node in self._plan for tool in node.section.tools)
+
+    def _match_params(self, params: tuple[Any, ...]) -> Mapping[type[Any], Any]:
+        by_type: dict[type[Any], Any] = {}
+        for value in params:
+            value_type = type(value)
+            if value_type not in self._params_types:
+                accepted = ", ".join(sorted(t.__name__ for t in self._params_types)) or "none"
+                raise PromptRenderError(
+                    f"prompt {self.ns}/{self.key}: no section takes params of type"
+                    f" {value_type.__name__} (accepted: {accepted})"
+                )
+            if value_type in by_type:
+                raise PromptRenderError(
+                    f"prompt {self.ns}/{self.key}: two params objects of type"
+                    f" {value_type.__name__}; pass one per type"
+                )
+            by_type[value_type] = value
+        return by_type
+
+    def _params_for(self, node: _PlanNode, by_type: Mapping[type[Any], Any]) -> Any:
+        params_type = node.section.params_type
+        if params_type is None:
+            return None
+        given = by_type.get(params_type, _MISSING)
+        return self._default_for(node) if given is _MISSING else given
+
+    def _default_for(self, node: _PlanNode) -> Any:
+        if node.has_default:
+            return node.default_params
+        params_type = node.section.params_type
+        assert params_type is not None
+        raise PromptRenderError(
+            f"section {'/'.join(node.path)} of prompt {self.ns}/{self.key}: no params of type"
+            f" {params_type.__name__} were passed, the section has no default_params, and"
+            f" {params_type.__name__}() needs arguments"
+        )
+
+    def _applicable_section_overrides(
+        self, override: PromptOverride | None
+    ) -> Mapping[SectionPath, str]:
+        if override is None or not override.sections:
+            return {}
+        descriptor = self.descriptor
+        bodies: dict[SectionPath, str] = {}
+        for path, entry in override.sections.items():
+            target = descriptor.section(path)
+            if target is None or not target.accepts_overrides:
+                _log.debug(
+                    "override_not_applicable",
+                    ns=self.ns,
+                    prompt_key=self.key,
+                    tag=override.tag,
+                    path="/".join(path),
+                    location=override.location,
+                )
+            elif entry.expected_hash != target.content_hash:
+                _log.warning(
+                    "override_stale",
+                    ns=self.ns,
+                    prompt_key=self.key,
+                    tag=override.tag,
+                    path="/".join(path),
+                    location=override.location,
+                    override_hash=entry.expected_hash,
+                    code_hash=target.content_hash,
+                )
+            else:
+                bodies[target.path] = entry.body
+        return bodies
+
+    def _apply_tool_overrides(
+        self, tools: tuple[Tool[Any], ...], override: PromptOverride | None
+    ) -> tuple[Tool[Any], ...]:
+        if override is None or not override.tools:
+            return tools
+        result: list[Tool[Any]] = []
+        for tool in tools:
+            entry = override.tools.get(tool.name)
+            if entry is None:
+                result.append(tool)
+            elif entry.expected_contract_hash != tool.contract_hash:
+                _log.warning(
+                    "tool_override_stale",
+                    ns=self.ns,
+                    prompt_key=self.key,
+                    tag=override.tag,
+                    tool=tool.name,
+                    location=override.location,
+                    override_hash=entry.expected_contract_hash,
+                    code_hash=tool.contract_hash,
+                )
+                result.append(tool)
+            else:
+                result.append(
+                    tool.with_overrides(
+                        description=entry.description, param_descriptions=entry.param_descriptions
+                    )
+                )
+        return tuple(result)
+
+    def _render_shape(
+        self, shape: tuple[int, ...], values: dict[str, Any], by_type: Mapping[type[Any], Any]
+    ) -> str:
+        template = self._shapes.get(shape)
+        if template is None:
+            template = self._compile(shape)
+        try:
+            # Template.render would copy `values` first; the dict is ours and used once.
+            text = "".join(template.root_render_func(template.new_context(values)))
+        except (TemplateError, AttributeError, TypeError, ValueError) as error:
+            raise self._locate_render_error(shape, by_type, error) from error
+        if " \n" in text or "\t\n" in text:
+            text = _TRAILING_WHITESPACE.sub("", text)
+        return text
+
+    def _compile(self, shape: tuple[int, ...]) -> Template:
+        entries = []
+        for signed in shape:
+            index = signed if signed >= 0 else ~signed
+            node = self._plan[index]
+            inline = cast(MarkdownSection, node.section) if signed >= 0 else None
+            entries.append(ShapeEntry(index, node.depth, node.section.title, inline))
+        template = compile_shape(entries)
+        if len(self._shapes) >= _SHAPE_CACHE_LIMIT:
+            self._shapes.pop(next(iter(self._shapes)))
+        self._shapes[shape] = template
+        return template
+
+    def _locate_render_error(
+        self, shape: tuple[int, ...], by_type: Mapping[type[Any], Any], error: Exception
+    ) -> PromptRenderError:
+        """Re-render the inlined sections one by one to name the one that failed."""
+        for index in shape:
+            if index < 0:
+                continue
+            node = self._plan[index]
+            context = RenderContext(self.ns, self.key, node.path)
+            try:
+                node.section.render_body(self._params_for(node, by_type), context)
+            except PromptRenderError as located:
+                return located
+        return PromptRenderError(f"prompt {self.ns}/{self.key}: {type(error).__name__}: {error}")

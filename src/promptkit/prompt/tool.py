@@ -1,0 +1,134 @@
+"""Tools a prompt offers a model: typed params, a handler, and a contract hash.
+
+A tool's JSON schema comes from its params type; the contract hash covers the description and
+the schema, so a description override written against an older contract is not applied.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, Generic, TypeVar
+
+from pydantic import ValidationError
+
+from promptkit.errors import PromptValidationError, ToolValidationError
+from promptkit.prompt.hashing import canonical_json, content_hash
+from promptkit.prompt.params import describe_validation_error, is_params_type, type_adapter
+
+ParamsT = TypeVar("ParamsT")
+
+TOOL_NAME_PATTERN = re.compile(r"[a-z0-9_-]{1,64}")
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a handler returns: a message for the model, an optional value, and success."""
+
+    message: str
+    value: Any = None
+    success: bool = True
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Facts about the call a handler may use; `deadline` is a `time.monotonic()` value."""
+
+    prompt_ns: str
+    prompt_key: str
+    call_id: str
+    deadline: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Tool(Generic[ParamsT]):
+    """A function the model may call, with params validated against `params_type`.
+
+    `param_descriptions` adds or replaces the description of top-level parameters in the
+    schema; overrides use it to tune wording without a code change.
+    """
+
+    name: str
+    description: str
+    params_type: type[ParamsT]
+    handler: Callable[[ParamsT, ToolContext], ToolResult]
+    param_descriptions: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or TOOL_NAME_PATTERN.fullmatch(self.name) is None:
+            raise PromptValidationError(
+                f"invalid tool name {self.name!r}: expected 1-64 of a-z, 0-9, '_' or '-'"
+            )
+        if not isinstance(self.description, str) or not self.description.strip():
+            raise PromptValidationError(f"tool {self.name!r}: description must be non-empty")
+        if not is_params_type(self.params_type):
+            raise PromptValidationError(
+                f"tool {self.name!r}: params_type must be a pydantic model or a dataclass,"
+                f" got {self.params_type!r}"
+            )
+        if not callable(self.handler):
+            raise PromptValidationError(f"tool {self.name!r}: handler must be callable")
+        unknown = set(self.param_descriptions) - set(self._base_schema.get("properties", {}))
+        if unknown:
+            raise PromptValidationError(
+                f"tool {self.name!r}: param_descriptions name unknown parameters {sorted(unknown)}"
+            )
+
+    @cached_property
+    def _base_schema(self) -> dict[str, Any]:
+        return type_adapter(self.params_type).json_schema()
+
+    @cached_property
+    def parameters_schema(self) -> dict[str, Any]:
+        """JSON schema of the params, with `param_descriptions` applied. Do not mutate."""
+        if not self.param_descriptions:
+            return self._base_schema
+        schema = copy.deepcopy(self._base_schema)
+        for name, text in self.param_descriptions.items():
+            schema["properties"][name]["description"] = text
+        return schema
+
+    @cached_property
+    def contract_hash(self) -> str:
+        """sha256 over the description and the parameters schema."""
+        return content_hash(
+            canonical_json({"description": self.description, "parameters": self.parameters_schema})
+        )
+
+    def parse_arguments(self, arguments: str | Mapping[str, Any]) -> ParamsT:
+        """Validate a model's arguments (a JSON string or a mapping) into `params_type`."""
+        adapter = type_adapter(self.params_type)
+        try:
+            if isinstance(arguments, str):
+                parsed: ParamsT = adapter.validate_json(arguments or "{}")
+            else:
+                parsed = adapter.validate_python(dict(arguments))
+        except ValidationError as error:
+            raise ToolValidationError(
+                f"tool {self.name!r}: invalid arguments: {describe_validation_error(error)}"
+            ) from error
+        return parsed
+
+    def run(self, params: ParamsT, context: ToolContext) -> ToolResult:
+        """Call the handler; a handler must return a ToolResult."""
+        result = self.handler(params, context)
+        if not isinstance(result, ToolResult):
+            raise TypeError(
+                f"tool {self.name!r}: handler returned {type(result).__name__}, expected ToolResult"
+            )
+        return result
+
+    def with_overrides(
+        self, *, description: str | None, param_descriptions: Mapping[str, str]
+    ) -> Tool[ParamsT]:
+        """A copy with the description and parameter descriptions replaced."""
+        merged = {**self.param_descriptions, **param_descriptions}
+        return replace(self, description=description or self.description, param_descriptions=merged)
+
+    def encode_arguments(self, params: ParamsT) -> str:
+        """Params as the JSON text a model would send."""
+        return json.dumps(type_adapter(self.params_type).dump_python(params, mode="json"))
