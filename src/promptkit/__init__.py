@@ -63,6 +63,26 @@ _EXPORTS: dict[str, str] = {
         ),
         "promptkit.prompt",
     ),
+    **dict.fromkeys(
+        (
+            "FsyncPolicy",
+            "PromptExecuted",
+            "PromptRendered",
+            "Session",
+            "SessionSnapshot",
+            "SessionStore",
+            "ToolInvoked",
+            "append",
+            "register_slice_type",
+            "replace_latest",
+            "upsert_by",
+        ),
+        "promptkit.session",
+    ),
+    **dict.fromkeys(
+        ("Plan", "PlanStep", "PlanningStrategy", "PlanningToolsSection", "StepStatus"),
+        "promptkit.planning",
+    ),
 }
 
 __all__ = sorted(_EXPORTS)
@@ -103,6 +123,13 @@ if TYPE_CHECKING:
         WorkspaceError as WorkspaceError,
         WorkspaceUnavailableError as WorkspaceUnavailableError,
     )
+    from promptkit.planning import (
+        Plan as Plan,
+        PlanningStrategy as PlanningStrategy,
+        PlanningToolsSection as PlanningToolsSection,
+        PlanStep as PlanStep,
+        StepStatus as StepStatus,
+    )
     from promptkit.prompt import (
         MarkdownSection as MarkdownSection,
         OverrideAuthor as OverrideAuthor,
@@ -125,4 +152,17 @@ if TYPE_CHECKING:
         content_hash as content_hash,
         output_schema as output_schema,
         parse_structured_output as parse_structured_output,
+    )
+    from promptkit.session import (
+        FsyncPolicy as FsyncPolicy,
+        PromptExecuted as PromptExecuted,
+        PromptRendered as PromptRendered,
+        Session as Session,
+        SessionSnapshot as SessionSnapshot,
+        SessionStore as SessionStore,
+        ToolInvoked as ToolInvoked,
+        append as append,
+        register_slice_type as register_slice_type,
+        replace_latest as replace_latest,
+        upsert_by as upsert_by,
     )
