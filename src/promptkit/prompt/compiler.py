@@ -70,10 +70,7 @@ def compile_shape(entries: Sequence[ShapeEntry]) -> Template:
 
 def _inline_body(index: int, section: MarkdownSection, heading: str) -> list[nodes.Node]:
     tree = copy.deepcopy(section.template_ast)
-    renamed = section.used_names
-    for node in tree.find_all((nodes.Name, nodes.NSRef)):
-        if isinstance(node, nodes.Name | nodes.NSRef) and node.name in renamed:
-            node.name = value_name(index, node.name)
+    _rename_names(tree, index)
     if _strip_static_edges(tree.body):
         first = tree.body[0]
         assert isinstance(first, nodes.Output)
@@ -82,6 +79,28 @@ def _inline_body(index: int, section: MarkdownSection, heading: str) -> list[nod
     # The body's edges come from values known only at render time: normalise them then.
     block_filter = nodes.Filter(None, "pk_block", [], [], None, None)
     return [nodes.Output([nodes.TemplateData(heading)]), nodes.FilterBlock(tree.body, block_filter)]
+
+
+# Names jinja itself binds inside loops, macros and call blocks; renaming them would unbind them.
+_JINJA_BOUND_NAMES = frozenset({"loop", "caller", "varargs", "kwargs", "self", "super"})
+
+
+def _rename_names(tree: nodes.Template, index: int) -> None:
+    """Give every name the template reads or assigns this section's prefix, in place.
+
+    Globals such as `range` keep their name unless the template assigns them itself, so no
+    section can read or overwrite another section's names in the combined template.
+    """
+    assigned = {
+        node.name
+        for node in tree.find_all((nodes.Name, nodes.NSRef, nodes.Macro))
+        if isinstance(node, nodes.NSRef | nodes.Macro)
+        or (isinstance(node, nodes.Name) and node.ctx in ("store", "param"))
+    }
+    kept = (set(TEMPLATE_ENVIRONMENT.globals) - assigned) | _JINJA_BOUND_NAMES
+    for node in tree.find_all((nodes.Name, nodes.NSRef, nodes.Macro)):
+        if isinstance(node, nodes.Name | nodes.NSRef | nodes.Macro) and node.name not in kept:
+            node.name = value_name(index, node.name)
 
 
 def _strip_static_edges(body: list[nodes.Node]) -> bool:

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
-from jinja2.exceptions import TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
 from promptkit.errors import PromptRenderError, PromptValidationError
@@ -65,6 +64,7 @@ class MarkdownSection(Section):
                 f"section {self.key!r}: template syntax error on line {error.lineno}:"
                 f" {error.message}"
             ) from error
+        _refuse_loader_tags(ast, self.key)
         used = meta.find_undeclared_variables(ast) - set(TEMPLATE_ENVIRONMENT.globals)
         object.__setattr__(self, "_ast", ast)
         object.__setattr__(self, "_compiled", compiled)
@@ -106,7 +106,27 @@ class MarkdownSection(Section):
     def render_body(self, params: Any, context: RenderContext) -> str:
         try:
             return normalize_body(self._compiled.render(self.template_values(params)))
-        except (TemplateError, AttributeError, TypeError, ValueError) as error:
+        except Exception as error:  # template code can raise anything; name the section
             raise PromptRenderError(
                 f"section {'/'.join(context.path)}: {type(error).__name__}: {error}"
             ) from error
+
+
+_LOADER_TAGS: dict[type[nodes.Node], str] = {
+    nodes.Block: "{% block %}",
+    nodes.Extends: "{% extends %}",
+    nodes.Include: "{% include %}",
+    nodes.Import: "{% import %}",
+    nodes.FromImport: "{% from ... import %}",
+}
+
+
+def _refuse_loader_tags(ast: nodes.Template, key: str) -> None:
+    # Sections have no template loader and no inheritance: these tags could only fail at render.
+    for node_type, tag in _LOADER_TAGS.items():
+        found = next(iter(ast.find_all(node_type)), None)
+        if found is not None:
+            raise PromptValidationError(
+                f"section {key!r}: {tag} on line {found.lineno} is not supported in section"
+                " templates (there is no template loader); use a macro or child sections"
+            )

@@ -8,14 +8,14 @@ whose hash still matches the code, and runs one compiled template per shape of t
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeGuard, TypeVar, cast
 
 import structlog
 from jinja2 import Template
-from jinja2.exceptions import TemplateError
 
 from promptkit.errors import PromptRenderError, PromptValidationError
 from promptkit.names import require_key
@@ -128,6 +128,16 @@ class _PlanNode:
 _MISSING = object()
 
 
+def _is_inlinable(section: Section) -> TypeGuard[MarkdownSection]:
+    """A MarkdownSection whose body is exactly its template can join the combined template."""
+    section_type = type(section)
+    return (
+        isinstance(section, MarkdownSection)
+        and section_type.render_body is MarkdownSection.render_body
+        and section_type.resolve_body is Section.resolve_body
+    )
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Prompt(Generic[OutputT]):
     """A namespaced, keyed tree of sections with an optional structured output type.
@@ -144,6 +154,7 @@ class Prompt(Generic[OutputT]):
     _plan: tuple[_PlanNode, ...] = field(init=False, repr=False)
     _params_types: frozenset[type[Any]] = field(init=False, repr=False)
     _shapes: dict[tuple[int, ...], Template] = field(init=False, repr=False)
+    _shapes_lock: threading.Lock = field(init=False, repr=False)
     # Set when every section is an inline template with no `enabled`: the shape never varies.
     _static_shape: tuple[int, ...] | None = field(init=False, repr=False)
 
@@ -174,6 +185,7 @@ class Prompt(Generic[OutputT]):
             frozenset(node.section.params_type for node in plan if node.section.params_type),
         )
         object.__setattr__(self, "_shapes", {})
+        object.__setattr__(self, "_shapes_lock", threading.Lock())
         is_static = all(n.bindings is not None and n.section.enabled is None for n in plan)
         object.__setattr__(self, "_static_shape", tuple(range(len(plan))) if is_static else None)
         self._require_unique_tool_names()
@@ -209,7 +221,7 @@ class Prompt(Generic[OutputT]):
             index = len(plan)
             bindings = (
                 tuple((value_name(index, name), name) for name in sorted(section.used_names))
-                if isinstance(section, MarkdownSection)
+                if _is_inlinable(section)
                 else None
             )
             plan.append(_PlanNode(index, section, path, len(parent), 0, default, True, bindings))
@@ -482,9 +494,9 @@ class Prompt(Generic[OutputT]):
         try:
             # Template.render would copy `values` first; the dict is ours and used once.
             text = "".join(template.root_render_func(template.new_context(values)))
-        except (TemplateError, AttributeError, TypeError, ValueError) as error:
+        except Exception as error:  # template code can raise anything; name the section
             raise self._locate_render_error(shape, by_type, error) from error
-        if " \n" in text or "\t\n" in text:
+        if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
             text = _TRAILING_WHITESPACE.sub("", text)
         return text
 
@@ -496,9 +508,10 @@ class Prompt(Generic[OutputT]):
             inline = cast(MarkdownSection, node.section) if signed >= 0 else None
             entries.append(ShapeEntry(index, node.depth, node.section.title, inline))
         template = compile_shape(entries)
-        if len(self._shapes) >= _SHAPE_CACHE_LIMIT:
-            self._shapes.pop(next(iter(self._shapes)))
-        self._shapes[shape] = template
+        with self._shapes_lock:
+            if len(self._shapes) >= _SHAPE_CACHE_LIMIT:
+                self._shapes.pop(next(iter(self._shapes)))
+            self._shapes[shape] = template
         return template
 
     def _locate_render_error(

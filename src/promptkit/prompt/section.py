@@ -57,10 +57,11 @@ class Section(ABC):
 
     def __post_init__(self) -> None:
         require_key(self.key, what="section key", error=PromptValidationError)
-        if not isinstance(self.title, str) or not self.title.strip() or "\n" in self.title:
+        if not isinstance(self.title, str) or not self.title.strip() or _has_line_break(self.title):
             raise PromptValidationError(
                 f"section {self.key!r}: title must be one non-empty line, got {self.title!r}"
             )
+        object.__setattr__(self, "title", self.title.strip())
         object.__setattr__(self, "children", tuple(self.children))
         object.__setattr__(self, "tools", tuple(self.tools))
         for child in self.children:
@@ -116,6 +117,10 @@ class Section(ABC):
     def clone(self, **changes: Any) -> Self:
         """A copy with `changes` applied to its constructor arguments."""
         return replace(self, **changes)
+
+
+def _has_line_break(text: str) -> bool:
+    return len(text.splitlines()) > 1 or text.endswith(("\n", "\r"))
 
 
 def normalize_body(text: str) -> str:
