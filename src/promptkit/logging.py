@@ -1,8 +1,11 @@
 """Log output for applications and the CLI: `configure` sets up structlog once.
 
-Library code only calls `structlog.get_logger("promptkit.<package>")` with an event name and
-key/value context; it never prints and never configures logging on import. Applications call
-`configure` (or their own structlog setup) to choose JSON lines or readable console output.
+Library code gets its loggers from `get_logger("promptkit.<package>")` and logs an event name
+with key/value context. Applications call `configure` (or set up structlog themselves) to choose
+JSON lines or readable console output. Until structlog is configured by anyone, promptkit's
+records go to stderr at WARNING and above, the way stdlib logging treats an unconfigured
+library, rather than to stdout where structlog's own default would mix them into a program's
+output.
 Every record passes through secret redaction, so a credential that reaches a log call by
 accident is replaced by `[REDACTED:<rule>]` before it is written.
 """
@@ -29,6 +32,13 @@ def redact_event(
         if isinstance(value, str):
             event_dict[key] = redact_secrets(value)
     return event_dict
+
+
+def get_logger(name: str) -> Any:
+    """A structlog logger for library code (see the module doc for where records go)."""
+    if not structlog.is_configured():
+        configure(level="warning")
+    return structlog.get_logger(name)
 
 
 def configure(

@@ -226,6 +226,28 @@ def test_stale_tool_override_is_not_applied_and_warns() -> None:
     ]
 
 
+def test_tool_override_naming_an_unknown_parameter_applies_the_rest_and_warns() -> None:
+    prompt = _prompt()
+    store = InMemoryOverrides()
+    store.put(
+        tools={
+            "search": ToolOverride(
+                expected_contract_hash=SEARCH.contract_hash,
+                description="Search by keyword.",
+                param_descriptions={"text": "Keywords.", "nonexistent": "Ignored."},
+            )
+        }
+    )
+
+    with capture_logs() as logs:
+        (tool,) = prompt.render(overrides_store=store).tools
+
+    assert tool.description == "Search by keyword."
+    assert tool.parameters_schema["properties"]["text"]["description"] == "Keywords."
+    warnings = [entry for entry in logs if entry["event"] == "tool_override_unknown_parameters"]
+    assert [entry["parameters"] for entry in warnings] == [["nonexistent"]]
+
+
 def test_render_without_a_store_looks_nothing_up() -> None:
     prompt = _prompt()
     store = InMemoryOverrides()

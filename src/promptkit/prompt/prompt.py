@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Generic, TypeGuard, TypeVar, cast
 
-import structlog
 from jinja2 import Template
 
 from promptkit.errors import PromptRenderError, PromptValidationError
+from promptkit.logging import get_logger
 from promptkit.names import require_key
 from promptkit.prompt.compiler import ShapeEntry, body_name, compile_shape, value_name
 from promptkit.prompt.markdown import MarkdownSection
@@ -28,7 +28,7 @@ from promptkit.prompt.tool import Tool
 
 OutputT = TypeVar("OutputT")
 
-_log = structlog.get_logger("promptkit.prompt")
+_log = get_logger("promptkit.prompt")
 _TRAILING_WHITESPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 _SHAPE_CACHE_LIMIT = 64
 RESPONSE_FORMAT_KEY = "response-format"
@@ -62,7 +62,11 @@ class PromptDescriptor:
 
     def section(self, path: SectionPath) -> SectionDescriptor | None:
         """The descriptor of the section at `path`, if the prompt has one."""
-        return next((entry for entry in self.sections if entry.path == tuple(path)), None)
+        return self._sections_by_path.get(tuple(path))
+
+    @cached_property
+    def _sections_by_path(self) -> dict[SectionPath, SectionDescriptor]:
+        return {entry.path: entry for entry in self.sections}
 
     def tool(self, name: str) -> ToolDescriptor | None:
         """The descriptor of the tool called `name`, if the prompt has one."""
@@ -478,9 +482,27 @@ class Prompt(Generic[OutputT]):
                 )
                 result.append(tool)
             else:
+                known = tool.parameters_schema.get("properties", {})
+                unknown = sorted(set(entry.param_descriptions) - set(known))
+                if unknown:
+                    # Hand-edited files can name parameters the tool lacks; the rest still apply.
+                    _log.warning(
+                        "tool_override_unknown_parameters",
+                        ns=self.ns,
+                        prompt_key=self.key,
+                        tag=override.tag,
+                        tool=tool.name,
+                        location=override.location,
+                        parameters=unknown,
+                    )
                 result.append(
                     tool.with_overrides(
-                        description=entry.description, param_descriptions=entry.param_descriptions
+                        description=entry.description,
+                        param_descriptions={
+                            name: text
+                            for name, text in entry.param_descriptions.items()
+                            if name in known
+                        },
                     )
                 )
         return tuple(result)

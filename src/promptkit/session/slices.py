@@ -12,13 +12,12 @@ import dataclasses
 import threading
 from typing import Any
 
-import structlog
-
 from promptkit.errors import SessionError
+from promptkit.logging import get_logger
 from promptkit.names import require_key
 from promptkit.session.codec import codec_for, is_frozen_pydantic_model
 
-_log = structlog.get_logger("promptkit.session")
+_log = get_logger("promptkit.session")
 
 _lock = threading.Lock()
 # The registry is process-wide on purpose: a stored name must mean the same type everywhere.

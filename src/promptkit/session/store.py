@@ -27,9 +27,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-import structlog
-
 from promptkit.errors import SessionCorruptError, SessionError
+from promptkit.logging import get_logger
 from promptkit.names import require_key
 from promptkit.session.codec import codec_for
 from promptkit.session.session import Session
@@ -38,7 +37,7 @@ from promptkit.session.slices import slice_name, slice_type_named
 if TYPE_CHECKING:
     from filelock import BaseFileLock
 
-_log = structlog.get_logger("promptkit.session")
+_log = get_logger("promptkit.session")
 
 STORE_FORMAT = 1
 BASE_FILE = "base.jsonl"

@@ -26,8 +26,7 @@ from types import MappingProxyType, TracebackType
 from typing import Any, Self, get_args
 from urllib.parse import urlsplit
 
-import structlog
-
+from promptkit.logging import get_logger
 from promptkit.testing.replies import Reply
 from promptkit.testing.wire import (
     Endpoint,
@@ -38,7 +37,7 @@ from promptkit.testing.wire import (
     request_id_header,
 )
 
-_log = structlog.get_logger("promptkit.testing")
+_log = get_logger("promptkit.testing")
 
 _ENDPOINTS: tuple[Endpoint, ...] = get_args(Endpoint)
 _CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "proxy-authorization"})

@@ -1,0 +1,117 @@
+"""Whether a stored digest still describes its workspace, and warning about it once.
+
+A digest whose provenance records a head_sha or fingerprint is compared against the workspace
+as it is now (`describe_workspace`: a `git ls-files` listing, then a stat and an 8 KiB binary
+sniff per file; no content is hashed), so a new commit or an uncommitted edit both show.
+Renders keep using a stale digest (a slightly old summary beats none) and log
+`workspace_digest_stale` once per digest and workspace state, remembered in a small bounded
+cache.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from promptkit.digest.state import WorkspaceDigest
+from promptkit.errors import WorkspaceError
+from promptkit.logging import get_logger
+from promptkit.workspace.manifest import WorkspaceManifest, describe_workspace
+
+_log = get_logger("promptkit.digest")
+
+_WARNED_LIMIT = 256
+
+
+@dataclass(frozen=True)
+class DigestFreshness:
+    """How a digest's recorded workspace state compares with the workspace now.
+
+    `is_stale` is None when it cannot be told: the digest has no provenance, its workspace
+    directory is unknown or gone, or the provenance records neither head_sha nor fingerprint.
+    `current` is the workspace's manifest now, when it could be read.
+    """
+
+    is_stale: bool | None
+    current: WorkspaceManifest | None
+    reason: str
+
+
+def check_freshness(digest: WorkspaceDigest) -> DigestFreshness:
+    """Compare `digest.provenance` with its workspace as it is now."""
+    recorded = digest.provenance
+    if recorded is None:
+        return DigestFreshness(None, None, "the digest records no workspace provenance")
+    if recorded.head_sha is None and recorded.fingerprint is None:
+        return DigestFreshness(None, None, "the provenance records no head_sha or fingerprint")
+    if digest.workspace_root is None:
+        return DigestFreshness(
+            None, None, f"the workspace {recorded.source} is not a local directory known here"
+        )
+    try:
+        current = describe_workspace(digest.workspace_root)
+    except WorkspaceError as error:
+        return DigestFreshness(None, None, f"the workspace cannot be read now: {error}")
+    changes = []
+    if recorded.head_sha is not None and current.head_sha != recorded.head_sha:
+        changes.append("head_sha")
+    if recorded.fingerprint is not None and current.fingerprint != recorded.fingerprint:
+        changes.append("fingerprint")
+    if changes:
+        return DigestFreshness(True, current, f"the workspace {' and '.join(changes)} changed")
+    return DigestFreshness(False, current, "the workspace is unchanged since the digest")
+
+
+class _SeenOnce:
+    """Remembers up to `limit` keys, forgetting the oldest; `first_time` is thread-safe."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._keys: OrderedDict[tuple[str | None, ...], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def first_time(self, key: tuple[str | None, ...]) -> bool:
+        with self._lock:
+            if key in self._keys:
+                self._keys.move_to_end(key)
+                return False
+            self._keys[key] = None
+            if len(self._keys) > self._limit:
+                self._keys.popitem(last=False)
+            return True
+
+
+_warned = _SeenOnce(_WARNED_LIMIT)
+
+
+def warn_if_stale(
+    digest: WorkspaceDigest, freshness: DigestFreshness, *, prompt_ns: str, prompt_key: str
+) -> None:
+    """Log `workspace_digest_stale` the first time this digest meets this workspace state."""
+    if not freshness.is_stale or digest.provenance is None or freshness.current is None:
+        return
+    recorded, current = digest.provenance, freshness.current
+    key = (
+        digest.section_key,
+        digest.created_at.isoformat(),
+        recorded.head_sha,
+        recorded.fingerprint,
+        current.head_sha,
+        current.fingerprint,
+    )
+    if not _warned.first_time(key):
+        return
+    _log.warning(
+        "workspace_digest_stale",
+        prompt_ns=prompt_ns,
+        prompt_key=prompt_key,
+        section_key=digest.section_key,
+        workspace=digest.workspace_root,
+        digest_created_at=digest.created_at.isoformat(),
+        recorded_head_sha=recorded.head_sha,
+        current_head_sha=current.head_sha,
+        recorded_fingerprint=recorded.fingerprint,
+        current_fingerprint=current.fingerprint,
+        reason=freshness.reason,
+    )

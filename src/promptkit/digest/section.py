@@ -1,0 +1,267 @@
+"""`WorkspaceDigestSection`: a reusable workspace summary, resolved at render time.
+
+Resolution order, the contract every consumer relies on:
+
+1. the session's latest `WorkspaceDigest` for the section key (live optimizations win);
+2. an override body, exactly as stored: the prompt's own override for the section, then a
+   shared override of the section key (a GLOBAL digest written while optimizing any prompt)
+   when the overrides store keeps shared sections and the entry's hash matches;
+3. the placeholder, with a `workspace_digest_missing` warning.
+
+The content hash covers a fixed marker naming the section kind and key, never the placeholder
+or title, so a stored override survives a placeholder edit. `resolve_workspace_digest` tells
+where a digest would come from without rendering, for the CLI and REPL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Self
+
+from promptkit.digest.freshness import DigestFreshness, check_freshness, warn_if_stale
+from promptkit.digest.state import WorkspaceDigest, latest_workspace_digest
+from promptkit.errors import PromptValidationError
+from promptkit.logging import get_logger
+from promptkit.overrides import SharedSectionStore
+from promptkit.prompt import (
+    OverrideAuthor,
+    OverridesLookup,
+    Prompt,
+    RenderContext,
+    Section,
+    SectionOverride,
+    Tool,
+)
+from promptkit.session import Session
+from promptkit.workspace.manifest import WorkspaceManifest
+
+_log = get_logger("promptkit.digest")
+
+DigestOrigin = Literal["session", "override", "shared-override", "placeholder"]
+
+DEFAULT_PLACEHOLDER = (
+    "No workspace digest is available yet. Explore the workspace with the tools you have before"
+    " relying on assumptions about its layout, tooling or conventions."
+)
+
+
+@dataclass(frozen=True)
+class DigestResolution:
+    """Where a digest section's body comes from, and how current it is.
+
+    `updated_at` is when the session digest was stored or the override last written (None for
+    the placeholder, and for an override given without its entry). `author` names who wrote it
+    (`operator`, `optimizer:<model>`...). `freshness` is set for session digests only: overrides
+    carry no provenance.
+    """
+
+    section_key: str
+    origin: DigestOrigin
+    body: str
+    updated_at: datetime | None = None
+    author: str | None = None
+    provenance: WorkspaceManifest | None = None
+    freshness: DigestFreshness | None = None
+
+    @property
+    def is_stale(self) -> bool | None:
+        """True when the workspace changed since the digest; None when that cannot be told."""
+        return self.freshness.is_stale if self.freshness is not None else None
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class WorkspaceDigestSection(Section):
+    """A task-agnostic summary of the workspace, bound to `session` (see the module doc).
+
+    It accepts overrides and never takes part in `seed`. `clone(session=...)` requires a Session
+    and keeps the title, key and placeholder.
+    """
+
+    session: Session
+    title: str = "Workspace Digest"
+    key: str = "workspace-digest"
+    placeholder: str = DEFAULT_PLACEHOLDER
+    accepts_overrides: bool = field(default=True, init=False)
+    seedable: bool = field(default=False, init=False)
+    tools: tuple[Tool[Any], ...] = field(default=(), init=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.session, Session):
+            raise TypeError(
+                f"WorkspaceDigestSection needs session=<a promptkit Session>,"
+                f" got {type(self.session).__name__}"
+            )
+        super().__post_init__()
+        if not isinstance(self.placeholder, str) or not self.placeholder.strip():
+            raise PromptValidationError(
+                f"section {self.key!r}: placeholder must be non-empty text shown when no digest"
+                " exists"
+            )
+
+    def original_body_template(self) -> str:
+        # Only the kind and key: a digest stored against this hash outlives wording changes.
+        return f"[promptkit workspace digest: section {self.key}]"
+
+    def render_body(self, params: Any, context: RenderContext) -> str:
+        return self.resolve_body(params, None, context)
+
+    def resolve_body(self, params: Any, override: str | None, context: RenderContext) -> str:
+        resolution, digest = _resolve(
+            self,
+            session=self.session,
+            own_override=override,
+            store=context.overrides,
+            tag=context.tag,
+        )
+        if digest is not None and resolution.freshness is not None:
+            warn_if_stale(
+                digest,
+                resolution.freshness,
+                prompt_ns=context.prompt_ns,
+                prompt_key=context.prompt_key,
+            )
+        elif resolution.origin == "placeholder":
+            _log.warning(
+                "workspace_digest_missing",
+                prompt_ns=context.prompt_ns,
+                prompt_key=context.prompt_key,
+                section_key=self.key,
+                path="/".join(context.path),
+                tag=context.tag,
+            )
+        return resolution.body
+
+    def clone(self, **changes: Any) -> Self:
+        """A copy bound to `session=` (required), with any other field changes applied."""
+        if not isinstance(changes.get("session"), Session):
+            raise TypeError(
+                "WorkspaceDigestSection.clone requires session=<a promptkit Session>: a digest"
+                " section always reads the digest of one concrete session"
+            )
+        return super().clone(**changes)
+
+
+def resolve_workspace_digest(
+    target: WorkspaceDigestSection | Prompt[Any],
+    *,
+    overrides_store: OverridesLookup | None = None,
+    tag: str = "latest",
+    session: Session | None = None,
+) -> DigestResolution:
+    """Where the digest section of `target` would take its body from, without rendering.
+
+    For a prompt, its first `WorkspaceDigestSection` is used and the prompt's own override is
+    considered; a bare section can only find session digests and shared overrides. `session`
+    replaces the section's own session (the CLI passes the one it loaded from the state
+    directory). Nothing is logged; check `is_stale` for freshness.
+    """
+    own: SectionOverride | None = None
+    if isinstance(target, Prompt):
+        section = target.find_section(WorkspaceDigestSection)
+        if not isinstance(section, WorkspaceDigestSection):
+            raise PromptValidationError(
+                f"prompt {target.ns}/{target.key} has no WorkspaceDigestSection: add one to"
+                " report where its digest comes from"
+            )
+        own = _own_override(target, section, overrides_store, tag)
+    elif isinstance(target, WorkspaceDigestSection):
+        section = target
+    else:
+        raise TypeError(
+            "resolve_workspace_digest expects a WorkspaceDigestSection or a Prompt,"
+            f" got {type(target).__name__}"
+        )
+    resolution, _ = _resolve(
+        section,
+        session=session if session is not None else section.session,
+        own_override=own,
+        store=overrides_store,
+        tag=tag,
+    )
+    return resolution
+
+
+def _own_override(
+    prompt: Prompt[Any],
+    section: WorkspaceDigestSection,
+    store: OverridesLookup | None,
+    tag: str,
+) -> SectionOverride | None:
+    if store is None:
+        return None
+    stored = store.resolve(prompt.descriptor, tag)
+    path = prompt.path_of(section)
+    if stored is None or path is None:
+        return None
+    entry = stored.sections.get(path)
+    # A stale entry is not applied by a render either.
+    if entry is None or entry.expected_hash != section.content_hash:
+        return None
+    return entry
+
+
+def _resolve(
+    section: WorkspaceDigestSection,
+    *,
+    session: Session,
+    own_override: SectionOverride | str | None,
+    store: object,
+    tag: str,
+) -> tuple[DigestResolution, WorkspaceDigest | None]:
+    key = section.key
+    digest = latest_workspace_digest(session, key)
+    if digest is not None:
+        resolution = DigestResolution(
+            section_key=key,
+            origin="session",
+            body=digest.body,
+            updated_at=digest.created_at,
+            author=digest.source,
+            provenance=digest.provenance,
+            freshness=check_freshness(digest) if digest.provenance is not None else None,
+        )
+        return resolution, digest
+    if isinstance(own_override, SectionOverride):
+        return _from_override(key, "override", own_override), None
+    if own_override is not None:
+        return DigestResolution(section_key=key, origin="override", body=own_override), None
+    shared = _shared_override(section, store, tag)
+    if shared is not None:
+        return _from_override(key, "shared-override", shared), None
+    return DigestResolution(section_key=key, origin="placeholder", body=section.placeholder), None
+
+
+def _shared_override(
+    section: WorkspaceDigestSection, store: object, tag: str
+) -> SectionOverride | None:
+    if not isinstance(store, SharedSectionStore):
+        return None
+    entry = store.resolve_shared_section(section.key, tag)
+    if entry is None:
+        return None
+    if entry.expected_hash != section.content_hash:
+        _log.warning(
+            "shared_override_stale",
+            store=repr(store),
+            section_key=section.key,
+            tag=tag,
+            override_hash=entry.expected_hash,
+            code_hash=section.content_hash,
+        )
+        return None
+    return entry
+
+
+def _from_override(key: str, origin: DigestOrigin, entry: SectionOverride) -> DigestResolution:
+    return DigestResolution(
+        section_key=key,
+        origin=origin,
+        body=entry.body,
+        updated_at=entry.updated_at,
+        author=_author_label(entry.source),
+    )
+
+
+def _author_label(author: OverrideAuthor) -> str:
+    return f"{author.kind}:{author.model}" if author.model else author.kind

@@ -1,0 +1,94 @@
+"""Cross-process locks and crash-safe replacement of override files.
+
+Every read-modify-write holds `<file>.lock` (a `filelock` lock, so it works across processes on
+POSIX and Windows). The new text goes to a temp file in the same folder, is fsynced, and then
+replaces the old file with `os.replace`; a writer killed at any point leaves either the old file
+or the new one, never a torn one. Lock files stay behind on purpose: deleting a lock file that
+another process is waiting on would let two writers in at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from promptkit.errors import OverridesError
+
+LOCK_SUFFIX = ".lock"
+TEMP_SUFFIX = ".tmp"
+DEFAULT_MODE = 0o644
+
+
+@contextlib.contextmanager
+def locked(path: Path, *, timeout: float) -> Iterator[None]:
+    """Hold the cross-process lock of `path` (creating its folder if needed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(path) + LOCK_SUFFIX, timeout=timeout)
+    try:
+        # A waiter polls every 50 ms: a writer that just released the lock and takes it again
+        # has the file parsed already, so letting it go on is cheaper than frequent handoffs.
+        lock.acquire(poll_interval=0.05)
+    except Timeout as error:
+        raise OverridesError(
+            f"{path}: another writer has held {path.name}{LOCK_SUFFIX} for more than"
+            f" {timeout:g}s; retry, or remove the lock file if no promptkit process is running"
+        ) from error
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` (UTF-8) so that readers see the old or the new file, whole."""
+    folder = path.parent
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=folder)
+    temp = Path(temp_name)
+    try:
+        # mkstemp creates the file private (0600); an override file is shared like source code.
+        temp.chmod(_mode_of(path))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        # os.replace is atomic on POSIX; the folder fsync makes the rename itself durable.
+        temp.replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    fsync_folder(folder)
+
+
+def _mode_of(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return DEFAULT_MODE
+
+
+def remove_file(path: Path) -> bool:
+    """Delete `path` durably; False when it did not exist."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    fsync_folder(path.parent)
+    return True
+
+
+def fsync_folder(folder: Path) -> None:
+    """Flush a folder's entries to disk; a no-op where folders cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

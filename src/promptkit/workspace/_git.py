@@ -1,0 +1,83 @@
+"""The one way this package runs git: read-only, non-interactive, with a predictable environment.
+
+Every call clears the caller's `GIT_*` variables (a `GIT_DIR` inherited from a hook would point
+git at another repository), never prompts (`GIT_TERMINAL_PROMPT=0`, stdin closed), takes no
+optional locks (so reading never fights a concurrent `git commit`), disables a repository's
+fsmonitor hook (reading a workspace must not run its programs) and speaks `LC_ALL=C`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+GIT_TIMEOUT_SECONDS = 30.0
+
+
+def git_environment() -> dict[str, str]:
+    """The environment every git subprocess of this package runs with."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C", LANGUAGE="C")
+    return env
+
+
+def run_git(root: Path, *args: str) -> bytes | None:
+    """git's stdout for `args` run in `root`, or None when git is missing, fails or hangs."""
+    try:
+        completed = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", *args],
+            cwd=root,
+            env=git_environment(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if completed.returncode != 0:
+        return None
+    return completed.stdout
+
+
+def run_git_together(root: Path, *commands: tuple[str, ...]) -> list[bytes | None]:
+    """`run_git` for each of `commands`, run side by side (listing a big tree is I/O bound)."""
+    started: list[subprocess.Popen[bytes] | None] = []
+    for args in commands:
+        try:
+            started.append(
+                subprocess.Popen(
+                    ["git", "-c", "core.fsmonitor=false", *args],
+                    cwd=root,
+                    env=git_environment(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        except OSError:
+            started.append(None)
+    outputs: list[bytes | None] = []
+    for process in started:
+        if process is None:
+            outputs.append(None)
+            continue
+        try:
+            stdout, _ = process.communicate(timeout=GIT_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            outputs.append(None)
+            continue
+        outputs.append(stdout if process.returncode == 0 else None)
+    return outputs
+
+
+def git_text(root: Path, *args: str) -> str | None:
+    """`run_git` decoded and stripped; None for a failure or an empty answer."""
+    output = run_git(root, *args)
+    if output is None:
+        return None
+    text = output.decode("utf-8", errors="replace").strip()
+    return text or None

@@ -1,0 +1,177 @@
+"""Shared prompts and helpers for the overrides tests.
+
+`PROMPT_MODULE` is the source of a small module the CLI tests write into tmp_path and name with
+`--prompt review_prompts:PROMPT`; `review_prompt()` builds the same prompt in-process. Passing a
+different `intro` text changes the intro section's hash, which is how tests make an entry
+stale without touching the override file.
+"""
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptkit import MarkdownSection, Prompt, PromptOverride, TextSection, Tool, ToolResult
+from promptkit.overrides import LocalPromptOverridesStore
+
+INTRO = "Review the change like a careful colleague."
+
+PROMPT_MODULE = """
+from dataclasses import dataclass
+
+from promptkit import MarkdownSection, Prompt, PromptOverride, TextSection, Tool, ToolResult
+
+
+@dataclass(frozen=True)
+class TaskParams:
+    change: str = "the patch"
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    query: str
+
+
+def _search(params, context):
+    return ToolResult(message="nothing found")
+
+
+PROMPT = Prompt(
+    ns="reviewer",
+    key="code-review",
+    sections=(
+        MarkdownSection(
+            title="Intro",
+            key="intro",
+            template={intro!r},
+            children=(TextSection(title="Tone", key="tone", text="Be kind and specific."),),
+        ),
+        MarkdownSection(
+            title="Task", key="task", template="Review {{{{ change }}}}.", params_type=TaskParams
+        ),
+        TextSection(title="Digest", key="workspace-digest", text="(no digest yet)", seedable=False),
+        TextSection(title="Rules", key="rules", text="Fixed rules.", accepts_overrides=False),
+        TextSection(
+            title="Search",
+            key="search",
+            text="Use the search tool.",
+            tools=(
+                Tool(
+                    name="search",
+                    description="Search the code base.",
+                    params_type=SearchParams,
+                    handler=_search,
+                ),
+            ),
+        ),
+    ),
+)
+"""
+
+
+@dataclass(frozen=True)
+class TaskParams:
+    change: str = "the patch"
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    query: str
+
+
+def _search(params: SearchParams, context: object) -> ToolResult:
+    return ToolResult(message="nothing found")
+
+
+def review_prompt(intro: str = INTRO) -> Prompt[None]:
+    """The same prompt as PROMPT_MODULE defines, built in this process."""
+    return Prompt(
+        ns="reviewer",
+        key="code-review",
+        sections=(
+            MarkdownSection(
+                title="Intro",
+                key="intro",
+                template=intro,
+                children=(TextSection(title="Tone", key="tone", text="Be kind and specific."),),
+            ),
+            MarkdownSection(
+                title="Task", key="task", template="Review {{ change }}.", params_type=TaskParams
+            ),
+            TextSection(
+                title="Digest", key="workspace-digest", text="(no digest yet)", seedable=False
+            ),
+            TextSection(title="Rules", key="rules", text="Fixed rules.", accepts_overrides=False),
+            TextSection(
+                title="Search",
+                key="search",
+                text="Use the search tool.",
+                tools=(
+                    Tool(
+                        name="search",
+                        description="Search the code base.",
+                        params_type=SearchParams,
+                        handler=_search,
+                    ),
+                ),
+            ),
+        ),
+    )
+
+
+@pytest.fixture
+def prompt() -> Prompt[None]:
+    return review_prompt()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> LocalPromptOverridesStore:
+    return LocalPromptOverridesStore(tmp_path / "overrides")
+
+
+def write_prompt_module(folder: Path, intro: str = INTRO) -> None:
+    """Write `review_prompts.py` (defining PROMPT) into `folder`."""
+    (folder / "review_prompts.py").write_text(PROMPT_MODULE.format(intro=intro), encoding="utf-8")
+
+
+def run_cli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `python -m promptkit <args>` in `cwd`, the way an operator or CI would."""
+    return subprocess.run(
+        [sys.executable, "-m", "promptkit", *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def section_hash(prompt: Prompt[None], path: str) -> str:
+    """The content hash of the section at `path` (keys joined by /)."""
+    section = prompt.section_at(tuple(path.split("/")))
+    assert section is not None, path
+    return section.content_hash
+
+
+def stored(
+    store: LocalPromptOverridesStore, prompt: Prompt[None], tag: str = "latest"
+) -> PromptOverride:
+    """What a fresh store instance reads for `prompt`: the file, not a cache."""
+    override = LocalPromptOverridesStore(store.root).resolve(prompt.descriptor, tag)
+    assert override is not None, f"no overrides stored for {prompt.ns}/{prompt.key} {tag}"
+    return override
+
+
+def rendered_tool(
+    prompt: Prompt[None], name: str, store: LocalPromptOverridesStore | None = None
+) -> Tool[Any]:
+    tool = prompt.render(overrides_store=store).tool(name)
+    assert tool is not None, name
+    return tool
