@@ -15,8 +15,13 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
 	@touch $(INSTALLED)
 
+# The main job, offline: write a digest of this repository with the static optimizer, then show
+# a prompt that uses it. Session state stays inside .venv so the demo leaves nothing behind.
+DEMO_STATE := $(VENV)/promptkit-state
+
 demo: $(INSTALLED)
-	$(BIN)/python examples/hello_prompt.py
+	$(BIN)/promptkit optimize . --provider static --state-dir $(DEMO_STATE)
+	$(BIN)/promptkit render --state-dir $(DEMO_STATE)
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .

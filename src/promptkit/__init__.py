@@ -80,6 +80,66 @@ _EXPORTS: dict[str, str] = {
         "promptkit.session",
     ),
     **dict.fromkeys(
+        (
+            "DigestFreshness",
+            "DigestResolution",
+            "WorkspaceDigest",
+            "WorkspaceDigestSection",
+            "clear_workspace_digest",
+            "latest_workspace_digest",
+            "resolve_workspace_digest",
+            "set_workspace_digest",
+        ),
+        "promptkit.digest",
+    ),
+    **dict.fromkeys(("SecretFinding", "find_secrets", "redact_secrets"), "promptkit.secrets"),
+    **dict.fromkeys(
+        (
+            "FileSelection",
+            "HostMount",
+            "PodmanWorkspaceSection",
+            "VfsWorkspaceSection",
+            "WorkspaceFacts",
+            "WorkspaceFile",
+            "WorkspaceManifest",
+            "WorkspaceSection",
+            "describe_workspace",
+            "render_static_digest",
+            "scan_workspace",
+            "select_files",
+            "workspace_fingerprint",
+        ),
+        "promptkit.workspace",
+    ),
+    **dict.fromkeys(
+        (
+            "AnthropicAdapter",
+            "OpenAIAdapter",
+            "PromptResponse",
+            "ProviderAdapter",
+            "TokenUsage",
+            "ToolCallRecord",
+        ),
+        "promptkit.adapters",
+    ),
+    **dict.fromkeys(
+        ("DigestDraft", "OptimizationResult", "OptimizationScope", "OptimizationTarget"),
+        "promptkit.adapters.optimize",
+    ),
+    **dict.fromkeys(("AdapterChoice", "choose_adapter"), "promptkit.adapters.selection"),
+    "StaticAdapter": "promptkit.adapters.static",
+    **dict.fromkeys(
+        (
+            "LocalPromptOverridesStore",
+            "OverrideProblem",
+            "PromptOverridesStore",
+            "SharedSectionOverride",
+            "SharedSectionStore",
+            "check_overrides",
+        ),
+        "promptkit.overrides",
+    ),
+    **dict.fromkeys(
         ("Plan", "PlanStep", "PlanningStrategy", "PlanningToolsSection", "StepStatus"),
         "promptkit.planning",
     ),
@@ -102,6 +162,37 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from promptkit.adapters import (
+        AnthropicAdapter as AnthropicAdapter,
+        OpenAIAdapter as OpenAIAdapter,
+        PromptResponse as PromptResponse,
+        ProviderAdapter as ProviderAdapter,
+        TokenUsage as TokenUsage,
+        ToolCallRecord as ToolCallRecord,
+    )
+    from promptkit.adapters.optimize import (
+        DigestDraft as DigestDraft,
+        OptimizationResult as OptimizationResult,
+        OptimizationScope as OptimizationScope,
+        OptimizationTarget as OptimizationTarget,
+    )
+    from promptkit.adapters.selection import (
+        AdapterChoice as AdapterChoice,
+        choose_adapter as choose_adapter,
+    )
+    from promptkit.adapters.static import (
+        StaticAdapter as StaticAdapter,
+    )
+    from promptkit.digest import (
+        DigestFreshness as DigestFreshness,
+        DigestResolution as DigestResolution,
+        WorkspaceDigest as WorkspaceDigest,
+        WorkspaceDigestSection as WorkspaceDigestSection,
+        clear_workspace_digest as clear_workspace_digest,
+        latest_workspace_digest as latest_workspace_digest,
+        resolve_workspace_digest as resolve_workspace_digest,
+        set_workspace_digest as set_workspace_digest,
+    )
     from promptkit.errors import (
         OptimizationError as OptimizationError,
         OutputParseError as OutputParseError,
@@ -122,6 +213,14 @@ if TYPE_CHECKING:
         ToolValidationError as ToolValidationError,
         WorkspaceError as WorkspaceError,
         WorkspaceUnavailableError as WorkspaceUnavailableError,
+    )
+    from promptkit.overrides import (
+        LocalPromptOverridesStore as LocalPromptOverridesStore,
+        OverrideProblem as OverrideProblem,
+        PromptOverridesStore as PromptOverridesStore,
+        SharedSectionOverride as SharedSectionOverride,
+        SharedSectionStore as SharedSectionStore,
+        check_overrides as check_overrides,
     )
     from promptkit.planning import (
         Plan as Plan,
@@ -153,6 +252,11 @@ if TYPE_CHECKING:
         output_schema as output_schema,
         parse_structured_output as parse_structured_output,
     )
+    from promptkit.secrets import (
+        SecretFinding as SecretFinding,
+        find_secrets as find_secrets,
+        redact_secrets as redact_secrets,
+    )
     from promptkit.session import (
         FsyncPolicy as FsyncPolicy,
         PromptExecuted as PromptExecuted,
@@ -165,4 +269,19 @@ if TYPE_CHECKING:
         register_slice_type as register_slice_type,
         replace_latest as replace_latest,
         upsert_by as upsert_by,
+    )
+    from promptkit.workspace import (
+        FileSelection as FileSelection,
+        HostMount as HostMount,
+        PodmanWorkspaceSection as PodmanWorkspaceSection,
+        VfsWorkspaceSection as VfsWorkspaceSection,
+        WorkspaceFacts as WorkspaceFacts,
+        WorkspaceFile as WorkspaceFile,
+        WorkspaceManifest as WorkspaceManifest,
+        WorkspaceSection as WorkspaceSection,
+        describe_workspace as describe_workspace,
+        render_static_digest as render_static_digest,
+        scan_workspace as scan_workspace,
+        select_files as select_files,
+        workspace_fingerprint as workspace_fingerprint,
     )

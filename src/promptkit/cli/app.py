@@ -11,7 +11,13 @@ from promptkit import __version__
 from promptkit.errors import PromptkitError
 
 # Subcommand modules, each exposing `register(subparsers)`; imported only when the CLI runs.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = (
+    "promptkit.cli.optimize",
+    "promptkit.cli.render",
+    "promptkit.cli.digest",
+    "promptkit.cli.overrides",
+    "promptkit.cli.repl",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

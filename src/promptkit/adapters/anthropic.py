@@ -1,0 +1,215 @@
+"""`AnthropicAdapter`: prompts on Anthropic's Messages API.
+
+The rendered prompt is the system block, marked `cache_control: ephemeral` so the tools and the
+system text (the prompt's stable prefix) are a prompt-caching breakpoint. Structured output uses
+the Messages API's native `output_config.format` when the output schema fits what Anthropic's
+constrained decoding accepts (an object root, every object closable, only supported keywords);
+otherwise, or with `structured_output="prompt"` (for models without structured outputs), the
+prompt's "Response Format" section alone asks for the JSON. Either way the reply is validated
+into the output type.
+
+The `anthropic` package is imported only when a client is built or an error is translated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from promptkit.adapters.base import WireAdapter
+from promptkit.adapters.clients import ClientPair
+from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
+from promptkit.adapters.response import TokenUsage
+from promptkit.adapters.schema import closed_schema, uses_only_anthropic_keywords
+from promptkit.adapters.wire import (
+    ModelTurn,
+    RequestedToolCall,
+    ToolReply,
+    WireCodec,
+    WireConversation,
+    timeout_option,
+)
+from promptkit.errors import PromptkitError, ProviderAuthenticationError
+from promptkit.prompt import RenderedPrompt, output_schema
+
+if TYPE_CHECKING:
+    import anthropic
+
+StructuredOutputMode = Literal["native", "prompt"]
+
+
+class AnthropicAdapter(WireAdapter):
+    """Runs prompts on Anthropic's Messages API.
+
+    `client` is a ready `anthropic.Anthropic` for `evaluate`, `async_client` an
+    `anthropic.AsyncAnthropic` for `aevaluate`. When neither is given, clients are built on first
+    use as `anthropic.Anthropic(**client_kwargs)`, so `ANTHROPIC_API_KEY` applies; when one is
+    given the adapter builds none. `max_tokens` caps each reply.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        client: anthropic.Anthropic | None = None,
+        async_client: anthropic.AsyncAnthropic | None = None,
+        max_tokens: int = 4096,
+        client_kwargs: Mapping[str, Any] | None = None,
+        structured_output: StructuredOutputMode = "native",
+    ) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError(f"AnthropicAdapter: model must be a non-empty string, got {model!r}")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(
+                f"AnthropicAdapter: max_tokens must be an int >= 1, got {max_tokens!r}"
+            )
+        if structured_output not in ("native", "prompt"):
+            raise ValueError(
+                "AnthropicAdapter: structured_output must be 'native' or 'prompt',"
+                f" got {structured_output!r}"
+            )
+        self._model = model
+        self._max_tokens = max_tokens
+        self._structured_output: StructuredOutputMode = structured_output
+        self._clients = ClientPair(
+            "AnthropicAdapter", client, async_client, client_kwargs, _build_anthropic_client
+        )
+
+    @property
+    def provider(self) -> str:
+        return "anthropic"
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def __repr__(self) -> str:
+        return f"AnthropicAdapter(model={self._model!r}, max_tokens={self._max_tokens})"
+
+    def wire_codec(self) -> WireCodec:
+        return MessagesCodec(
+            self._model, self._max_tokens, native_output=self._structured_output == "native"
+        )
+
+    def sync_client(self) -> anthropic.Anthropic:
+        client: anthropic.Anthropic = self._clients.sync_client()
+        return client
+
+    def async_client(self) -> anthropic.AsyncAnthropic:
+        client: anthropic.AsyncAnthropic = self._clients.async_client()
+        return client
+
+    def translate_error(
+        self, error: BaseException, *, client: Any, where: str
+    ) -> PromptkitError | None:
+        import anthropic
+
+        return translate_sdk_error(
+            error,
+            sdk=anthropic,
+            base_error=anthropic.AnthropicError,
+            where=where,
+            secrets=client_secrets(client),
+            retries=getattr(client, "max_retries", None),
+        )
+
+
+def _build_anthropic_client(kwargs: Mapping[str, Any], *, sync: bool) -> Any:
+    import anthropic
+
+    factory = anthropic.Anthropic if sync else anthropic.AsyncAnthropic
+    try:
+        return factory(**kwargs)
+    except anthropic.AnthropicError as error:
+        raise ProviderAuthenticationError(
+            f"AnthropicAdapter could not build an Anthropic client: {scrub(str(error), ())}"
+            " (set ANTHROPIC_API_KEY, or pass client_kwargs={'api_key': ...} or client=...)"
+        ) from None
+
+
+def output_config(output_type: Any) -> dict[str, Any] | None:
+    """`output_config` asking for `output_type`'s schema, or None when it does not fit."""
+    closed = closed_schema(output_schema(output_type))
+    if closed is None or not uses_only_anthropic_keywords(closed):
+        return None
+    return {"format": {"type": "json_schema", "schema": closed}}
+
+
+@dataclass(frozen=True)
+class MessagesCodec(WireCodec):
+    """Anthropic Messages: a cached system block, `tool_use` and `tool_result` content blocks."""
+
+    model: str
+    max_tokens: int
+    native_output: bool
+    api = "messages"
+
+    def start(self, rendered: RenderedPrompt[Any], user_message: str) -> WireConversation:
+        fixed: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens}
+        if rendered.text:
+            fixed["system"] = [
+                {"type": "text", "text": rendered.text, "cache_control": {"type": "ephemeral"}}
+            ]
+        if rendered.tools:
+            fixed["tools"] = [
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.parameters_schema,
+                }
+                for tool in rendered.tools
+            ]
+        config = (
+            output_config(rendered.output_type)
+            if self.native_output and rendered.output_type is not None
+            else None
+        )
+        if config is not None:
+            fixed["output_config"] = config
+        return WireConversation(fixed, "messages", ({"role": "user", "content": user_message},))
+
+    def read(self, response: Any) -> ModelTurn:
+        blocks = response.content
+        calls = tuple(
+            RequestedToolCall(block.id, block.name, block.input)
+            for block in blocks
+            if block.type == "tool_use"
+        )
+        usage = response.usage
+        return ModelTurn(
+            text="".join(block.text for block in blocks if block.type == "text"),
+            tool_calls=calls,
+            usage=TokenUsage(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cached_tokens=usage.cache_read_input_tokens,
+            ),
+            model=response.model,
+            replay=(
+                {"role": "assistant", "content": [block.to_dict(mode="json") for block in blocks]},
+            ),
+        )
+
+    def tool_results(self, replies: Sequence[ToolReply]) -> list[Mapping[str, Any]]:
+        # Every result of one turn goes back in a single user message, as the API requires.
+        return [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": reply.call.call_id,
+                        "content": reply.message,
+                        "is_error": reply.is_error,
+                    }
+                    for reply in replies
+                ],
+            }
+        ]
+
+    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
+        return client.messages.create(**request, **timeout_option(timeout))
+
+    async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
+        return await client.messages.create(**request, **timeout_option(timeout))

@@ -1,0 +1,370 @@
+"""`ProviderAdapter`, how application code runs a prompt, and `WireAdapter`, which runs one through
+a provider SDK: render, tool loop, structured output, deadline, session events, execution record.
+
+`evaluate` and `aevaluate` drive the same `tool_loop` (see `promptkit.adapters.loop`) inside one
+`Evaluation` (`promptkit.adapters.evaluation`); only how a request is sent and a tool is run
+differs. The deadline is enforced around every request: the
+SDK call gets the time left as its timeout, and the caller stops waiting when it is spent even
+if the SDK is still retrying (the sync path waits for a worker thread; the async path uses
+`asyncio.timeout`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Generator
+from concurrent.futures import Future
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from promptkit.adapters.evaluation import Evaluation
+from promptkit.adapters.loop import Deadline, SendRequest, Step
+from promptkit.adapters.optimize import (
+    DEFAULT_OPTIMIZE_TOOL_ROUNDS,
+    DigestDraft,
+    OptimizationResult,
+    OptimizationScope,
+    OptimizationTarget,
+    draft_with_model,
+    optimize_prompt,
+)
+from promptkit.adapters.response import PromptResponse
+from promptkit.adapters.wire import ModelTurn, WireCodec
+from promptkit.errors import PromptkitError
+from promptkit.overrides import PromptOverridesStore
+from promptkit.prompt import OverridesLookup, Prompt
+from promptkit.session import Session
+
+OutputT = TypeVar("OutputT")
+T = TypeVar("T")
+
+
+class ProviderAdapter(ABC):
+    """Runs prompts on a model provider.
+
+    `evaluate(prompt, *params, session, ...)` renders the prompt, runs the model with the
+    prompt's tools until it answers without calling one, parses the structured output and
+    returns a `PromptResponse`; `aevaluate` does the same for asyncio.
+    """
+
+    @property
+    @abstractmethod
+    def provider(self) -> str:
+        """The provider's name, as recorded in events and manifests (`openai`, `anthropic`)."""
+
+    @property
+    @abstractmethod
+    def model(self) -> str:
+        """The model the adapter asks for."""
+
+    @abstractmethod
+    def evaluate(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session,
+        overrides_store: OverridesLookup | None = None,
+        overrides_tag: str = "latest",
+        deadline: float | timedelta | None = None,
+        max_tool_rounds: int = 16,
+        output_dir: str | Path | None = None,
+        user_message: str | None = None,
+    ) -> PromptResponse[OutputT]:
+        """Run `prompt` rendered with `params` and return the model's answer.
+
+        `deadline` bounds the whole evaluation (every request and tool round), as seconds or a
+        timedelta from the call. `user_message` is the user turn after the rendered prompt
+        (default `DEFAULT_USER_MESSAGE`). With `output_dir`, `manifest.json` records the run.
+        """
+
+    @abstractmethod
+    async def aevaluate(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session,
+        overrides_store: OverridesLookup | None = None,
+        overrides_tag: str = "latest",
+        deadline: float | timedelta | None = None,
+        max_tool_rounds: int = 16,
+        output_dir: str | Path | None = None,
+        user_message: str | None = None,
+    ) -> PromptResponse[OutputT]:
+        """`evaluate` for asyncio: same arguments, same result, same events."""
+
+    # -- optimize: the workflow lives in promptkit.adapters.optimize -----------------------------
+
+    def optimize(
+        self,
+        prompt: Prompt[Any],
+        *,
+        store_scope: OptimizationScope = OptimizationScope.SESSION,
+        overrides_store: PromptOverridesStore | None = None,
+        overrides_tag: str | None = None,
+        session: Session,
+        optimization_session: Session | None = None,
+        deadline: float | timedelta | None = None,
+        max_tool_rounds: int = DEFAULT_OPTIMIZE_TOOL_ROUNDS,
+        output_dir: str | Path | None = None,
+    ) -> OptimizationResult:
+        """Write the workspace digest of `prompt` and store it (seed 004).
+
+        The prompt needs a `WorkspaceDigestSection` and a workspace section; GLOBAL scope needs
+        `overrides_store` and `overrides_tag`. Those are checked before any request is sent
+        (`OptimizationError`). SESSION stores the digest in `session`; GLOBAL writes it as an
+        override of the digest section (and as the shared entry of its key) and clears the
+        session's digest. The run happens on `optimization_session` (default: a new Session);
+        `deadline` and `max_tool_rounds` bound it as for `evaluate`, and `output_dir` receives
+        `manifest.json`, `workspace.manifest.json` and `digest.md`.
+        """
+        return optimize_prompt(
+            self,
+            prompt,
+            store_scope=store_scope,
+            overrides_store=overrides_store,
+            overrides_tag=overrides_tag,
+            session=session,
+            optimization_session=optimization_session,
+            deadline=deadline,
+            max_tool_rounds=max_tool_rounds,
+            output_dir=output_dir,
+        )
+
+    def draft_workspace_digest(
+        self,
+        target: OptimizationTarget,
+        *,
+        optimization_session: Session,
+        deadline: float | timedelta | None,
+        max_tool_rounds: int,
+    ) -> DigestDraft:
+        """How this adapter writes the digest `optimize` checks and stores: by default the model
+        answers the optimization prompt on `optimization_session`."""
+        return draft_with_model(
+            self,
+            target,
+            optimization_session=optimization_session,
+            deadline=deadline,
+            max_tool_rounds=max_tool_rounds,
+        )
+
+    # -- end of optimize ----------------------------------------------------------------------
+
+
+class WireAdapter(ProviderAdapter):
+    """A `ProviderAdapter` that talks to a provider through its SDK via a `WireCodec`.
+
+    Subclasses supply the codec, the sync and async clients, and the translation of the SDK's
+    exceptions; the loop, events, deadline and record are shared.
+    """
+
+    @abstractmethod
+    def wire_codec(self) -> WireCodec:
+        """The codec of the wire API this adapter speaks."""
+
+    @abstractmethod
+    def sync_client(self) -> Any:
+        """The SDK client `evaluate` sends requests with."""
+
+    @abstractmethod
+    def async_client(self) -> Any:
+        """The SDK client `aevaluate` sends requests with, for the running event loop."""
+
+    @abstractmethod
+    def translate_error(
+        self, error: BaseException, *, client: Any, where: str
+    ) -> PromptkitError | None:
+        """The promptkit error for an SDK exception, or None when it is not the SDK's."""
+
+    def evaluate(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session,
+        overrides_store: OverridesLookup | None = None,
+        overrides_tag: str = "latest",
+        deadline: float | timedelta | None = None,
+        max_tool_rounds: int = 16,
+        output_dir: str | Path | None = None,
+        user_message: str | None = None,
+    ) -> PromptResponse[OutputT]:
+        run = Evaluation(
+            self,
+            prompt,
+            session=session,
+            deadline=deadline,
+            max_tool_rounds=max_tool_rounds,
+            output_dir=output_dir,
+            user_message=user_message,
+        )
+        try:
+            rendered = run.render(params, overrides_store, overrides_tag)
+            client = self.sync_client()
+            codec = self.wire_codec()
+            turn = self._drive(run.steps(rendered, codec), codec, client, run.deadline)
+            response = run.finish(rendered, turn)
+        except BaseException as error:
+            run.record_failure(error)
+            raise
+        run.record_success(response)
+        return response
+
+    async def aevaluate(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session,
+        overrides_store: OverridesLookup | None = None,
+        overrides_tag: str = "latest",
+        deadline: float | timedelta | None = None,
+        max_tool_rounds: int = 16,
+        output_dir: str | Path | None = None,
+        user_message: str | None = None,
+    ) -> PromptResponse[OutputT]:
+        run = Evaluation(
+            self,
+            prompt,
+            session=session,
+            deadline=deadline,
+            max_tool_rounds=max_tool_rounds,
+            output_dir=output_dir,
+            user_message=user_message,
+        )
+        try:
+            rendered = run.render(params, overrides_store, overrides_tag)
+            client = self.async_client()
+            codec = self.wire_codec()
+            turn = await self._adrive(run.steps(rendered, codec), codec, client, run.deadline)
+            response = run.finish(rendered, turn)
+        except BaseException as error:
+            run.record_failure(error)
+            raise
+        run.record_success(response)
+        return response
+
+    # -- drivers ------------------------------------------------------------------------------
+
+    def _drive(
+        self,
+        steps: Generator[Step, Any, ModelTurn],
+        codec: WireCodec,
+        client: Any,
+        deadline: Deadline,
+    ) -> ModelTurn:
+        reply: Any = None
+        try:
+            while True:
+                try:
+                    step = steps.send(reply)
+                except StopIteration as finished:
+                    turn: ModelTurn = finished.value
+                    return turn
+                if isinstance(step, SendRequest):
+                    reply = self._send(step, codec, client, deadline)
+                else:
+                    reply = step.run()
+        finally:
+            steps.close()
+
+    async def _adrive(
+        self,
+        steps: Generator[Step, Any, ModelTurn],
+        codec: WireCodec,
+        client: Any,
+        deadline: Deadline,
+    ) -> ModelTurn:
+        reply: Any = None
+        try:
+            while True:
+                try:
+                    step = steps.send(reply)
+                except StopIteration as finished:
+                    turn: ModelTurn = finished.value
+                    return turn
+                if isinstance(step, SendRequest):
+                    reply = await self._asend(step, codec, client, deadline)
+                else:
+                    # Handlers are plain blocking functions; a thread keeps the loop responsive.
+                    reply = await asyncio.to_thread(step.run)
+        finally:
+            steps.close()
+
+    def _send(self, step: SendRequest, codec: WireCodec, client: Any, deadline: Deadline) -> Any:
+        where = self._where(codec, step)
+        timeout = deadline.remaining()
+        try:
+            if timeout is None:
+                return codec.create(client, step.request, None)
+            return _call_within(lambda: codec.create(client, step.request, timeout), timeout)
+        except _DeadlineReachedError:
+            raise deadline.exceeded(f"while waiting for {where}") from None
+        except Exception as error:
+            raise self._translated(error, client, where, deadline) from None
+
+    async def _asend(
+        self, step: SendRequest, codec: WireCodec, client: Any, deadline: Deadline
+    ) -> Any:
+        where = self._where(codec, step)
+        timeout = deadline.remaining()
+        scope = asyncio.timeout(timeout)
+        try:
+            async with scope:
+                return await codec.acreate(client, step.request, timeout)
+        except TimeoutError:
+            if scope.expired():
+                raise deadline.exceeded(f"while waiting for {where}") from None
+            raise
+        except Exception as error:
+            raise self._translated(error, client, where, deadline) from None
+
+    def _translated(
+        self, error: Exception, client: Any, where: str, deadline: Deadline
+    ) -> Exception:
+        translated = self.translate_error(error, client=client, where=where)
+        if translated is None:
+            return error
+        if deadline.remaining() == 0.0:
+            # The request's own timeout is the time left, so it races the deadline; a request
+            # that failed once the deadline had passed failed because of it.
+            return deadline.exceeded(f"while waiting for {where} ({type(translated).__name__})")
+        # The SDK's exception is not chained: its message can quote the response body.
+        return translated
+
+    def _where(self, codec: WireCodec, step: SendRequest) -> str:
+        return f"{self.provider} {codec.api} request {step.number} (model {self.model})"
+
+
+class _DeadlineReachedError(Exception):
+    """The caller stopped waiting for a request because the evaluation's deadline passed."""
+
+
+def _call_within(call: Callable[[], T], timeout: float) -> T:
+    """`call()` on a worker thread, waiting at most `timeout` seconds for it.
+
+    A blocking socket read cannot be interrupted from another thread and the SDK's retry loop
+    is its own, so the caller stops waiting instead; the abandoned request still ends by itself
+    because each of its attempts has `timeout` as its own limit.
+    """
+    outcome: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            outcome.set_result(call())
+        except BaseException as error:
+            outcome.set_exception(error)
+
+    context = contextvars.copy_context()
+    worker = threading.Thread(
+        target=context.run, args=(run,), name="promptkit-provider-request", daemon=True
+    )
+    worker.start()
+    try:
+        return outcome.result(timeout=timeout)
+    except TimeoutError:
+        if outcome.done():
+            raise
+        raise _DeadlineReachedError from None

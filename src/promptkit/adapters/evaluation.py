@@ -1,0 +1,228 @@
+"""One `evaluate` call from start to finish: render, events, the parsed response, the record.
+
+`Evaluation` holds what one call needs besides the loop itself: its arguments (checked), its
+clock and deadline, the tally of requests and tool calls, and the execution record written to
+`output_dir` on success or failure. Adapters create one per call and share none.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Generator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from promptkit.adapters.loop import (
+    DEFAULT_USER_MESSAGE,
+    Deadline,
+    LoopTally,
+    Step,
+    json_ready,
+    tool_loop,
+)
+from promptkit.adapters.record import ExecutionRecord, write_atomically, write_manifest
+from promptkit.adapters.response import PromptResponse
+from promptkit.adapters.wire import ModelTurn, WireCodec
+from promptkit.errors import OutputParseError
+from promptkit.logging import get_logger
+from promptkit.prompt import OverridesLookup, Prompt, RenderedPrompt, parse_structured_output
+from promptkit.prompt.params import type_adapter
+from promptkit.session import PromptExecuted, PromptRendered, Session
+
+if TYPE_CHECKING:
+    from promptkit.adapters.base import ProviderAdapter
+
+OutputT = TypeVar("OutputT")
+
+_log = get_logger("promptkit.adapters")
+
+RESPONSE_ARTIFACT = "response.json"
+RAW_OUTPUT_ARTIFACT = "raw_output.txt"
+
+
+class Evaluation(Generic[OutputT]):
+    """One evaluate call: its arguments, clock, tally and execution record."""
+
+    def __init__(
+        self,
+        adapter: ProviderAdapter,
+        prompt: Prompt[OutputT],
+        *,
+        session: Session,
+        deadline: float | timedelta | None,
+        max_tool_rounds: int,
+        output_dir: str | Path | None,
+        user_message: str | None,
+    ) -> None:
+        if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int):
+            raise TypeError(f"max_tool_rounds must be an int, got {max_tool_rounds!r}")
+        if max_tool_rounds < 0:
+            raise ValueError(f"max_tool_rounds must be 0 or more, got {max_tool_rounds}")
+        if user_message is not None and (not isinstance(user_message, str) or not user_message):
+            raise ValueError("user_message must be a non-empty string (or None for the default)")
+        self.adapter = adapter
+        self.prompt = prompt
+        self.session = session
+        self.deadline = Deadline.within(deadline)
+        self.max_tool_rounds = max_tool_rounds
+        self.output_dir = None if output_dir is None else Path(output_dir)
+        self.user_message = user_message or DEFAULT_USER_MESSAGE
+        self.tally = LoopTally()
+        self.started = time.monotonic()
+        self.started_at = datetime.now(UTC)
+        self.api: str | None = None
+
+    def render(
+        self,
+        params: tuple[Any, ...],
+        overrides_store: OverridesLookup | None,
+        overrides_tag: str,
+    ) -> RenderedPrompt[OutputT]:
+        rendered = self.prompt.render(*params, overrides_store=overrides_store, tag=overrides_tag)
+        self.session.dispatch(
+            PromptRendered(
+                prompt_ns=rendered.ns,
+                prompt_key=rendered.key,
+                prompt_name=rendered.name,
+                text=rendered.text,
+                tool_names=tuple(tool.name for tool in rendered.tools),
+                rendered_at=datetime.now(UTC),
+            )
+        )
+        return rendered
+
+    def steps(
+        self, rendered: RenderedPrompt[Any], codec: WireCodec
+    ) -> Generator[Step, Any, ModelTurn]:
+        self.api = codec.api
+        return tool_loop(
+            rendered=rendered,
+            codec=codec,
+            session=self.session,
+            deadline=self.deadline,
+            max_tool_rounds=self.max_tool_rounds,
+            user_message=self.user_message,
+            tally=self.tally,
+        )
+
+    def finish(self, rendered: RenderedPrompt[OutputT], turn: ModelTurn) -> PromptResponse[OutputT]:
+        output: OutputT | None = None
+        output_json: Any = None
+        if rendered.output_type is not None:
+            output = parse_structured_output(turn.text, rendered.output_type)
+            output_json = type_adapter(rendered.output_type).dump_python(output, mode="json")
+        tally = self.tally
+        model = tally.reported_model or self.adapter.model
+        response = PromptResponse(
+            prompt_name=rendered.name,
+            text=turn.text,
+            output=output,
+            tool_calls=tuple(tally.tool_calls),
+            usage=tally.usage,
+            model=model,
+            provider=self.adapter.provider,
+        )
+        duration = time.monotonic() - self.started
+        self.session.dispatch(
+            PromptExecuted(
+                prompt_ns=rendered.ns,
+                prompt_key=rendered.key,
+                prompt_name=rendered.name,
+                provider=self.adapter.provider,
+                model=model,
+                text=turn.text,
+                output=output_json,
+                input_tokens=tally.usage.input_tokens,
+                output_tokens=tally.usage.output_tokens,
+                cached_tokens=tally.usage.cached_tokens,
+                duration_s=duration,
+                executed_at=datetime.now(UTC),
+            )
+        )
+        return response
+
+    # -- execution record ---------------------------------------------------------------------
+
+    def record_success(self, response: PromptResponse[Any]) -> None:
+        if self.output_dir is None:
+            return
+        document = {
+            "prompt_name": response.prompt_name,
+            "provider": response.provider,
+            "model": response.model,
+            "text": response.text,
+            "output": json_ready(response.output),
+            "tool_calls": [
+                {
+                    "name": call.name,
+                    "call_id": call.call_id,
+                    "params": json_ready(call.params),
+                    "result": call.result.message,
+                    "success": call.success,
+                    "duration_s": call.duration.total_seconds(),
+                }
+                for call in response.tool_calls
+            ],
+            "usage": response.usage.to_json(),
+        }
+        write_atomically(self.output_dir / RESPONSE_ARTIFACT, _json_text(document))
+        write_manifest(
+            self.output_dir,
+            ExecutionRecord(
+                status="completed",
+                outcome="success",
+                duration_s=time.monotonic() - self.started,
+                artifacts=(RESPONSE_ARTIFACT,),
+                metadata=self._metadata(),
+            ),
+        )
+
+    def record_failure(self, error: BaseException) -> None:
+        if self.output_dir is None:
+            return
+        artifacts: tuple[str, ...] = ()
+        try:
+            if isinstance(error, OutputParseError):
+                write_atomically(self.output_dir / RAW_OUTPUT_ARTIFACT, error.raw_text)
+                artifacts = (RAW_OUTPUT_ARTIFACT,)
+            write_manifest(
+                self.output_dir,
+                ExecutionRecord(
+                    status="failed",
+                    outcome="failure",
+                    duration_s=time.monotonic() - self.started,
+                    artifacts=artifacts,
+                    metadata=self._metadata(),
+                    error=f"{type(error).__name__}: {error}",
+                ),
+            )
+        except OSError as write_error:
+            # The evaluation's own error is what the caller must see; this one is only logged.
+            _log.warning(
+                "execution_record_failed",
+                output_dir=str(self.output_dir),
+                error_type=type(write_error).__name__,
+                error=str(write_error),
+            )
+
+    def _metadata(self) -> dict[str, Any]:
+        tally = self.tally
+        return {
+            "provider": self.adapter.provider,
+            "api": self.api,
+            "model": self.adapter.model,
+            "reported_model": tally.reported_model,
+            "prompt_ns": self.prompt.ns,
+            "prompt_key": self.prompt.key,
+            "prompt_name": self.prompt.display_name,
+            "usage": tally.usage.to_json(),
+            "requests": tally.requests,
+            "tool_calls": len(tally.tool_calls),
+            "started_at": self.started_at.isoformat(),
+        }
+
+
+def _json_text(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

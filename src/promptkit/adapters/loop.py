@@ -1,0 +1,266 @@
+"""The tool loop, written once for every provider, sync and async alike.
+
+`tool_loop` is a generator that never does I/O itself: it yields a `SendRequest` when it needs the
+model's next reply and a `RunTool` when a tool must run, and is sent back the SDK response or the
+executed call. `ProviderAdapter.evaluate` drives it with blocking calls, `aevaluate` with awaited
+ones; the decisions (which tool, what goes back, when to stop, what the session records) live
+here only. `Deadline` is the one clock every step checks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from promptkit.adapters.response import TokenUsage, ToolCallRecord
+from promptkit.adapters.wire import ModelTurn, RequestedToolCall, ToolReply, WireCodec
+from promptkit.errors import ProviderTimeoutError, ToolLoopLimitError, ToolValidationError
+from promptkit.logging import get_logger
+from promptkit.prompt import RenderedPrompt, Tool, ToolContext, ToolResult
+from promptkit.prompt.params import type_adapter
+from promptkit.secrets import redact_secrets
+from promptkit.session import Session, ToolInvoked
+
+_log = get_logger("promptkit.adapters")
+
+DEFAULT_USER_MESSAGE = "Follow the instructions above."
+"""The user turn sent after the rendered prompt when `evaluate` is not given one."""
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When an evaluation must be over: `at` is a `time.monotonic()` value, None for never."""
+
+    at: float | None = None
+    budget_s: float | None = None
+
+    @classmethod
+    def within(cls, budget: float | timedelta | None) -> Deadline:
+        """A deadline `budget` from now (seconds or a timedelta); None means no deadline."""
+        if budget is None:
+            return cls()
+        seconds = budget.total_seconds() if isinstance(budget, timedelta) else budget
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise TypeError(
+                f"deadline must be seconds (a number) or a timedelta, got {type(budget).__name__}"
+            )
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"deadline must be a positive, finite time, got {budget!r}")
+        return cls(at=time.monotonic() + seconds, budget_s=float(seconds))
+
+    def remaining(self) -> float | None:
+        """Seconds left (0.0 once passed), or None without a deadline."""
+        if self.at is None:
+            return None
+        return max(0.0, self.at - time.monotonic())
+
+    def exceeded(self, while_doing: str) -> ProviderTimeoutError:
+        """The error for running past this deadline `while_doing` something."""
+        return ProviderTimeoutError(
+            f"the evaluation's deadline of {self.budget_s:g}s passed {while_doing}; raise the"
+            " deadline or make the prompt need fewer tool rounds"
+        )
+
+    def check(self, before_doing: str) -> None:
+        """Raise `ProviderTimeoutError` when the deadline has passed."""
+        if self.at is not None and time.monotonic() >= self.at:
+            raise self.exceeded(f"before {before_doing}")
+
+
+@dataclass(frozen=True)
+class SendRequest:
+    """Step: send `request` (SDK keyword arguments) and send back the SDK response."""
+
+    request: Mapping[str, Any]
+    number: int
+
+
+@dataclass(frozen=True)
+class RunTool:
+    """Step: call `run` (blocking: it runs a tool handler) and send back what it returns."""
+
+    run: Callable[[], ExecutedCall]
+
+
+Step = SendRequest | RunTool
+
+
+@dataclass
+class LoopTally:
+    """What one evaluation has done so far: the only mutable state of a run, owned by it.
+
+    Kept outside the generator so a failed run can still report its requests and usage.
+    """
+
+    requests: int = 0
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    reported_model: str | None = None
+
+
+@dataclass(frozen=True)
+class ExecutedCall:
+    """A tool call's record and its params and value in JSON-ready form, for the session."""
+
+    record: ToolCallRecord
+    params_json: Mapping[str, Any]
+    value_json: Any
+
+
+def tool_loop(
+    *,
+    rendered: RenderedPrompt[Any],
+    codec: WireCodec,
+    session: Session,
+    deadline: Deadline,
+    max_tool_rounds: int,
+    user_message: str,
+    tally: LoopTally,
+) -> Generator[Step, Any, ModelTurn]:
+    """Ask the model, run the tools it calls, send the results back; return the final turn.
+
+    The final turn is the first reply without tool calls. A reply that still calls tools after
+    `max_tool_rounds` rounds of tool calls raises `ToolLoopLimitError` (its calls do not run).
+    """
+    conversation = codec.start(rendered, user_message)
+    rounds = 0
+    while True:
+        deadline.check(f"request {tally.requests + 1}")
+        tally.requests += 1
+        response = yield SendRequest(conversation.request(), tally.requests)
+        turn = codec.read(response)
+        tally.usage += turn.usage
+        tally.reported_model = turn.model or tally.reported_model
+        if not turn.tool_calls:
+            return turn
+        if rounds >= max_tool_rounds:
+            names = ", ".join(sorted({call.name for call in turn.tool_calls}))
+            raise ToolLoopLimitError(
+                f"prompt {rendered.ns}/{rendered.key}: the model still called tools ({names})"
+                f" after {max_tool_rounds} tool rounds; raise max_tool_rounds or tell the prompt"
+                " when to stop calling tools"
+            )
+        rounds += 1
+        replies: list[ToolReply] = []
+        for call in turn.tool_calls:
+            deadline.check(f"tool call {call.name!r}")
+            executed: ExecutedCall = yield RunTool(
+                partial(execute_tool_call, rendered, call, deadline)
+            )
+            record = executed.record
+            session.dispatch(
+                ToolInvoked(
+                    prompt_ns=rendered.ns,
+                    prompt_key=rendered.key,
+                    name=record.name,
+                    params=executed.params_json,
+                    result_message=record.result.message,
+                    value=executed.value_json,
+                    success=record.success,
+                    duration_s=record.duration.total_seconds(),
+                    call_id=record.call_id,
+                    invoked_at=datetime.now(UTC),
+                )
+            )
+            tally.tool_calls.append(record)
+            replies.append(ToolReply(call, record.result.message, is_error=not record.success))
+        conversation = conversation.extended([*turn.replay, *codec.tool_results(replies)])
+
+
+def execute_tool_call(
+    rendered: RenderedPrompt[Any], call: RequestedToolCall, deadline: Deadline
+) -> ExecutedCall:
+    """Validate and run one call; every failure becomes an error result for the model.
+
+    An unknown tool or arguments that do not validate are answered with what was wrong, so the
+    model can correct itself. A handler that raises is answered with the exception type only
+    (its message may hold internal details) and logged as `tool_handler_failed`.
+    """
+    started = time.monotonic()
+    tool = rendered.tool(call.name)
+    if tool is None:
+        offered = ", ".join(t.name for t in rendered.tools) or "none"
+        failure = ToolResult(
+            message=f"unknown tool {call.name!r}; the tools offered are: {offered}",
+            success=False,
+        )
+        return _executed(call, _raw_arguments(call), failure, started, params_json=None)
+    try:
+        params = tool.parse_arguments(call.arguments)
+    except ToolValidationError as error:
+        failure = ToolResult(
+            message=f"{error}; call the tool again with arguments that match its schema",
+            success=False,
+        )
+        return _executed(call, _raw_arguments(call), failure, started, params_json=None)
+    context = ToolContext(rendered.ns, rendered.key, call.call_id, deadline.at)
+    try:
+        result = tool.run(params, context)
+    except Exception as error:
+        _log.warning(
+            "tool_handler_failed",
+            tool=tool.name,
+            error_type=type(error).__name__,
+            error=redact_secrets(str(error))[:300],
+            prompt_ns=rendered.ns,
+            prompt_key=rendered.key,
+            call_id=call.call_id,
+        )
+        result = ToolResult(
+            message=f"tool {tool.name!r} failed with {type(error).__name__}; the error was"
+            " logged. Try different arguments or continue without this tool.",
+            success=False,
+        )
+    return _executed(call, params, result, started, params_json=_params_json(tool, params))
+
+
+def _executed(
+    call: RequestedToolCall,
+    params: Any,
+    result: ToolResult,
+    started: float,
+    *,
+    params_json: Mapping[str, Any] | None,
+) -> ExecutedCall:
+    record = ToolCallRecord(
+        name=call.name,
+        call_id=call.call_id,
+        params=params,
+        result=result,
+        duration=timedelta(seconds=time.monotonic() - started),
+    )
+    if params_json is None:
+        params_json = params if isinstance(params, dict) else {}
+    return ExecutedCall(record, json_ready(params_json), json_ready(result.value))
+
+
+def _raw_arguments(call: RequestedToolCall) -> Any:
+    """The arguments as sent: a dict when they are a JSON object, else the text itself."""
+    if not isinstance(call.arguments, str):
+        return dict(call.arguments)
+    try:
+        decoded = json.loads(call.arguments)
+    except ValueError:
+        return call.arguments
+    return decoded if isinstance(decoded, dict) else call.arguments
+
+
+def _params_json(tool: Tool[Any], params: Any) -> Mapping[str, Any]:
+    dumped = type_adapter(tool.params_type).dump_python(params, mode="json")
+    return dumped if isinstance(dumped, dict) else {}
+
+
+def json_ready(value: Any) -> Any:
+    """`value` as JSON values only (what a session stores); unknown objects become their repr."""
+    try:
+        return to_jsonable_python(value, fallback=repr, inf_nan_mode="null")
+    except Exception:  # a value whose own serialiser fails is recorded by its repr instead
+        return repr(value)

@@ -1,0 +1,355 @@
+"""`OpenAIAdapter`: prompts on OpenAI through the Responses API, or through Chat Completions for
+OpenAI-compatible servers (vLLM, Ollama, llama.cpp server).
+
+The rendered prompt is the system text (Responses `instructions`, a Chat `system` message). Tools
+and the output type travel as JSON schemas; a schema goes `strict` when it can be closed
+(`additionalProperties: false`) and every property is required, and non-strict otherwise, so an
+optional field is never silently turned into a required nullable one. An output type whose schema
+root is not an object (a list) cannot use the native format and relies on the prompt's
+"Response Format" section, as does `structured_output="prompt"`.
+
+The `openai` package is imported only when a client is built or an error is translated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from promptkit.adapters.base import WireAdapter
+from promptkit.adapters.clients import ClientPair
+from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
+from promptkit.adapters.response import TokenUsage
+from promptkit.adapters.schema import closed_schema, is_openai_strict_ready
+from promptkit.adapters.wire import (
+    ModelTurn,
+    RequestedToolCall,
+    ToolReply,
+    WireCodec,
+    WireConversation,
+    timeout_option,
+)
+from promptkit.errors import (
+    PromptkitError,
+    ProviderAuthenticationError,
+    ProviderError,
+    ProviderServerError,
+)
+from promptkit.prompt import RenderedPrompt, Tool, output_schema
+
+if TYPE_CHECKING:
+    import openai
+
+OpenAIApi = Literal["responses", "chat"]
+StructuredOutputMode = Literal["native", "prompt"]
+
+_FORMAT_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class OpenAIAdapter(WireAdapter):
+    """Runs prompts on OpenAI (`api="responses"`) or an OpenAI-compatible server (`api="chat"`).
+
+    `client` is a ready `openai.OpenAI` for `evaluate` and `async_client` an `openai.AsyncOpenAI`
+    for `aevaluate`. When neither is given, clients are built on first use as
+    `openai.OpenAI(**client_kwargs)` (and `AsyncOpenAI`), so `OPENAI_API_KEY` and
+    `OPENAI_BASE_URL` apply. When one is given, the adapter builds none: pass both to use both
+    `evaluate` and `aevaluate`. Retries and timeouts are the client's (`max_retries`, `timeout`).
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        client: openai.OpenAI | None = None,
+        async_client: openai.AsyncOpenAI | None = None,
+        api: OpenAIApi = "responses",
+        client_kwargs: Mapping[str, Any] | None = None,
+        structured_output: StructuredOutputMode = "native",
+    ) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError(f"OpenAIAdapter: model must be a non-empty string, got {model!r}")
+        if api not in ("responses", "chat"):
+            raise ValueError(f"OpenAIAdapter: api must be 'responses' or 'chat', got {api!r}")
+        if structured_output not in ("native", "prompt"):
+            raise ValueError(
+                "OpenAIAdapter: structured_output must be 'native' or 'prompt',"
+                f" got {structured_output!r}"
+            )
+        self._model = model
+        self._api: OpenAIApi = api
+        self._structured_output: StructuredOutputMode = structured_output
+        self._clients = ClientPair(
+            "OpenAIAdapter", client, async_client, client_kwargs, _build_openai_client
+        )
+
+    @property
+    def provider(self) -> str:
+        return "openai"
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def api(self) -> OpenAIApi:
+        """The wire API in use: `responses` or `chat`."""
+        return self._api
+
+    def __repr__(self) -> str:
+        return f"OpenAIAdapter(model={self._model!r}, api={self._api!r})"
+
+    def wire_codec(self) -> WireCodec:
+        native = self._structured_output == "native"
+        if self._api == "chat":
+            return ChatCompletionsCodec(self._model, native)
+        return ResponsesCodec(self._model, native)
+
+    def sync_client(self) -> openai.OpenAI:
+        client: openai.OpenAI = self._clients.sync_client()
+        return client
+
+    def async_client(self) -> openai.AsyncOpenAI:
+        client: openai.AsyncOpenAI = self._clients.async_client()
+        return client
+
+    def translate_error(
+        self, error: BaseException, *, client: Any, where: str
+    ) -> PromptkitError | None:
+        import openai
+
+        return translate_sdk_error(
+            error,
+            sdk=openai,
+            base_error=openai.OpenAIError,
+            where=where,
+            secrets=client_secrets(client),
+            retries=getattr(client, "max_retries", None),
+        )
+
+
+def _build_openai_client(kwargs: Mapping[str, Any], *, sync: bool) -> Any:
+    import openai
+
+    factory = openai.OpenAI if sync else openai.AsyncOpenAI
+    try:
+        return factory(**kwargs)
+    except openai.OpenAIError as error:
+        raise ProviderAuthenticationError(
+            f"OpenAIAdapter could not build an OpenAI client: {scrub(str(error), ())}"
+            " (set OPENAI_API_KEY, or pass client_kwargs={'api_key': ...} or client=...)"
+        ) from None
+
+
+# -- wire codecs ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JsonSchemaFormat:
+    """A schema as OpenAI's structured output takes it: a name, the schema, and `strict`."""
+
+    name: str
+    schema: dict[str, Any]
+    strict: bool
+
+
+def output_format(output_type: Any) -> JsonSchemaFormat | None:
+    """The native format for `output_type`, or None when the schema root is not an object."""
+    schema = output_schema(output_type)
+    closed = closed_schema(schema)
+    if closed is not None and is_openai_strict_ready(closed):
+        return JsonSchemaFormat(_format_name(output_type), closed, strict=True)
+    if schema.get("type") != "object":
+        return None
+    return JsonSchemaFormat(_format_name(output_type), schema, strict=False)
+
+
+def tool_parameters(tool: Tool[Any]) -> tuple[dict[str, Any], bool]:
+    """A tool's parameters schema and whether it can be sent `strict`."""
+    closed = closed_schema(tool.parameters_schema)
+    if closed is not None and is_openai_strict_ready(closed):
+        return closed, True
+    return tool.parameters_schema, False
+
+
+def _format_name(output_type: Any) -> str:
+    name = getattr(output_type, "__name__", None) or "output"
+    return _FORMAT_NAME_CHARS.sub("_", name)[:64] or "output"
+
+
+@dataclass(frozen=True)
+class ResponsesCodec(WireCodec):
+    """OpenAI Responses: `instructions`, `input` items, function calls and their outputs."""
+
+    model: str
+    native_output: bool
+    api = "responses"
+
+    def start(self, rendered: RenderedPrompt[Any], user_message: str) -> WireConversation:
+        fixed: dict[str, Any] = {"model": self.model}
+        if rendered.text:
+            fixed["instructions"] = rendered.text
+        tools = []
+        for tool in rendered.tools:
+            parameters, strict = tool_parameters(tool)
+            tools.append(
+                {
+                    "type": "function",
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": parameters,
+                    "strict": strict,
+                }
+            )
+        if tools:
+            fixed["tools"] = tools
+        schema_format = (
+            output_format(rendered.output_type)
+            if self.native_output and rendered.output_type is not None
+            else None
+        )
+        if schema_format is not None:
+            fixed["text"] = {
+                "format": {
+                    "type": "json_schema",
+                    "name": schema_format.name,
+                    "schema": schema_format.schema,
+                    "strict": schema_format.strict,
+                }
+            }
+        return WireConversation(fixed, "input", ({"role": "user", "content": user_message},))
+
+    def read(self, response: Any) -> ModelTurn:
+        failure = response.error
+        if response.status == "failed" and failure is not None:
+            raise ProviderServerError(
+                f"the response {response.id!r} failed: {failure.code}: {failure.message}",
+                request_id=getattr(response, "_request_id", None),
+            )
+        calls = tuple(
+            RequestedToolCall(item.call_id, item.name, item.arguments)
+            for item in response.output
+            if item.type == "function_call"
+        )
+        usage = response.usage
+        details = getattr(usage, "input_tokens_details", None) if usage else None
+        return ModelTurn(
+            text=response.output_text,
+            tool_calls=calls,
+            usage=TokenUsage(
+                input_tokens=usage.input_tokens if usage else None,
+                output_tokens=usage.output_tokens if usage else None,
+                cached_tokens=details.cached_tokens if details else None,
+            ),
+            model=response.model,
+            # The documented way to continue without server-side state: send the output back.
+            replay=tuple(item.to_dict(mode="json") for item in response.output),
+        )
+
+    def tool_results(self, replies: Sequence[ToolReply]) -> list[Mapping[str, Any]]:
+        return [
+            {"type": "function_call_output", "call_id": reply.call.call_id, "output": reply.message}
+            for reply in replies
+        ]
+
+    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
+        return client.responses.create(**request, **timeout_option(timeout))
+
+    async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
+        return await client.responses.create(**request, **timeout_option(timeout))
+
+
+@dataclass(frozen=True)
+class ChatCompletionsCodec(WireCodec):
+    """OpenAI Chat Completions: system and user messages, `tool_calls`, `tool` messages."""
+
+    model: str
+    native_output: bool
+    api = "chat"
+
+    def start(self, rendered: RenderedPrompt[Any], user_message: str) -> WireConversation:
+        fixed: dict[str, Any] = {"model": self.model}
+        tools = []
+        for tool in rendered.tools:
+            parameters, strict = tool_parameters(tool)
+            tools.append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": parameters,
+                        "strict": strict,
+                    },
+                }
+            )
+        if tools:
+            fixed["tools"] = tools
+        schema_format = (
+            output_format(rendered.output_type)
+            if self.native_output and rendered.output_type is not None
+            else None
+        )
+        if schema_format is not None:
+            fixed["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": schema_format.name,
+                    "schema": schema_format.schema,
+                    "strict": schema_format.strict,
+                },
+            }
+        messages: list[Mapping[str, Any]] = []
+        if rendered.text:
+            messages.append({"role": "system", "content": rendered.text})
+        messages.append({"role": "user", "content": user_message})
+        return WireConversation(fixed, "messages", tuple(messages))
+
+    def read(self, response: Any) -> ModelTurn:
+        if not response.choices:
+            raise ProviderError(
+                f"the chat completion {response.id!r} has no choices; the server answered"
+                " without a message"
+            )
+        message = response.choices[0].message
+        function_calls = [call for call in message.tool_calls or () if call.type == "function"]
+        calls = tuple(
+            RequestedToolCall(call.id, call.function.name, call.function.arguments)
+            for call in function_calls
+        )
+        usage = response.usage
+        details = getattr(usage, "prompt_tokens_details", None) if usage else None
+        replay: dict[str, Any] = {"role": "assistant", "content": message.content}
+        if function_calls:
+            replay["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.function.name, "arguments": call.function.arguments},
+                }
+                for call in function_calls
+            ]
+        return ModelTurn(
+            text=message.content or "",
+            tool_calls=calls,
+            usage=TokenUsage(
+                input_tokens=usage.prompt_tokens if usage else None,
+                output_tokens=usage.completion_tokens if usage else None,
+                cached_tokens=details.cached_tokens if details else None,
+            ),
+            model=response.model,
+            replay=(replay,),
+        )
+
+    def tool_results(self, replies: Sequence[ToolReply]) -> list[Mapping[str, Any]]:
+        return [
+            {"role": "tool", "tool_call_id": reply.call.call_id, "content": reply.message}
+            for reply in replies
+        ]
+
+    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
+        return client.chat.completions.create(**request, **timeout_option(timeout))
+
+    async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
+        return await client.chat.completions.create(**request, **timeout_option(timeout))

@@ -1,0 +1,139 @@
+"""SDK exceptions translated into promptkit's `ProviderError` family, with no credential inside.
+
+Both SDKs raise the same shapes (status errors with `status_code` and `request_id`, timeouts,
+connection errors, response validation errors), so one translation serves both. The provider's
+own message is kept because it says what was wrong with the request, but it passes through
+`redact_secrets` and has the client's own credentials cut out first: a 401 body may echo the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from promptkit.errors import (
+    PromptkitError,
+    ProviderAuthenticationError,
+    ProviderBadRequestError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderRateLimitError,
+    ProviderServerError,
+    ProviderTimeoutError,
+)
+from promptkit.secrets import redact_secrets
+
+_MESSAGE_LIMIT = 500
+_SHORTEST_SECRET = 8
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """`text` without any of `secrets` and without anything that looks like a credential."""
+    for secret in secrets:
+        if len(secret) >= _SHORTEST_SECRET:
+            text = text.replace(secret, "[REDACTED]")
+    return redact_secrets(text)
+
+
+def client_secrets(client: Any) -> tuple[str, ...]:
+    """The credentials an SDK client holds (api key, admin key, auth token), to scrub them."""
+    found = (getattr(client, name, None) for name in ("api_key", "admin_api_key", "auth_token"))
+    return tuple(value for value in found if isinstance(value, str))
+
+
+def translate_sdk_error(
+    error: BaseException,
+    *,
+    sdk: Any,
+    base_error: type[BaseException],
+    where: str,
+    secrets: Iterable[str],
+    retries: int | None,
+) -> PromptkitError | None:
+    """The promptkit error for an SDK exception, or None when `error` is not from the SDK.
+
+    `sdk` is the SDK module (`openai` or `anthropic`); `where` names the call, for example
+    "openai responses request"; `retries` is the client's max_retries, for the message.
+    """
+    secrets = tuple(secrets)
+    if isinstance(error, sdk.APITimeoutError):
+        return ProviderTimeoutError(
+            f"{where} timed out after the client's retries; raise the client's timeout or the"
+            " evaluation's deadline, or check the provider's status"
+        )
+    if isinstance(error, sdk.APIConnectionError):
+        return ProviderConnectionError(
+            f"{where} could not reach the provider ({type(error).__name__}); check the base"
+            " URL, the network and any proxy settings"
+        )
+    if isinstance(error, sdk.APIResponseValidationError):
+        return _validation_error(error, where=where, secrets=secrets)
+    if isinstance(error, sdk.APIStatusError):
+        return _status_error(error, where=where, secrets=secrets, retries=retries)
+    if isinstance(error, base_error):
+        detail = scrub(str(error), secrets)[:_MESSAGE_LIMIT]
+        return ProviderError(f"{where} failed in the SDK: {type(error).__name__}: {detail}")
+    return None
+
+
+def _validation_error(error: Any, *, where: str, secrets: tuple[str, ...]) -> ProviderError:
+    status: int = error.status_code
+    request_id = _response_request_id(error)
+    ident = f" (request id {request_id})" if request_id else ""
+    detail = scrub(_provider_message(error), secrets)[:_MESSAGE_LIMIT]
+    return ProviderError(
+        f"{where}: the reply (HTTP {status}){ident} does not match the SDK's response schema:"
+        f" {detail}; is the base URL an API of the right kind?",
+        status=status,
+        request_id=request_id,
+    )
+
+
+def _status_error(
+    error: Any, *, where: str, secrets: tuple[str, ...], retries: int | None
+) -> ProviderError:
+    status: int = error.status_code
+    request_id: str | None = getattr(error, "request_id", None) or _response_request_id(error)
+    detail = scrub(_provider_message(error), secrets)[:_MESSAGE_LIMIT]
+    tried = f" after {retries} retries" if retries else ""
+    ident = f" (request id {request_id})" if request_id else ""
+    kind: type[ProviderError]
+    if status in (401, 403):
+        kind, advice = ProviderAuthenticationError, "check the API key and its permissions"
+    elif status == 429:
+        kind, advice = ProviderRateLimitError, "wait, lower the request rate or raise max_retries"
+    elif status == 408:
+        kind, advice = ProviderTimeoutError, "retry later or raise the timeout"
+    elif status in (400, 404, 409, 413, 422):
+        kind, advice = ProviderBadRequestError, "check the model name and the request options"
+    elif status >= 500:
+        kind, advice = ProviderServerError, "the provider failed; retry later"
+    else:
+        kind, advice = ProviderError, "see the provider's message"
+    return kind(
+        f"{where} failed with HTTP {status}{tried}{ident}: {detail}; {advice}",
+        status=status,
+        request_id=request_id,
+    )
+
+
+def _response_request_id(error: Any) -> str | None:
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get("x-request-id") or headers.get("request-id")
+    return value if isinstance(value, str) else None
+
+
+def _provider_message(error: Any) -> str:
+    """The provider's own explanation from the error body, else the SDK's message."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        nested = body.get("error")
+        inner = nested.get("message") if isinstance(nested, dict) else None
+        for candidate in (body.get("message"), inner):
+            if isinstance(candidate, str) and candidate:
+                return candidate
+    message = getattr(error, "message", None)
+    return message if isinstance(message, str) else type(error).__name__

@@ -1,0 +1,84 @@
+"""What `evaluate` returns: the reply text, the parsed output, every tool call, and token usage.
+
+All values are frozen. Token counts are the provider's own, summed over the requests of one
+evaluation and never recomputed: OpenAI's `input_tokens` include the cached ones, Anthropic's
+exclude them (`cached_tokens` is its `cache_read_input_tokens`). A count is None when no request
+of the evaluation reported it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Generic, TypeVar
+
+from promptkit.prompt import ToolResult
+
+OutputT = TypeVar("OutputT")
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    """Input, output and cache-read tokens, as the provider reported them."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            input_tokens=_add(self.input_tokens, other.input_tokens),
+            output_tokens=_add(self.output_tokens, other.output_tokens),
+            cached_tokens=_add(self.cached_tokens, other.cached_tokens),
+        )
+
+    def to_json(self) -> dict[str, int | None]:
+        """The counts as a JSON object (manifest metadata, logs)."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cached_tokens": self.cached_tokens,
+        }
+
+
+def _add(left: int | None, right: int | None) -> int | None:
+    if left is None:
+        return right
+    if right is None:
+        return left
+    return left + right
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    """One tool call the model made and what it got back.
+
+    `params` is the validated params object, or, when the tool is unknown or the arguments did
+    not validate, the arguments as the model sent them (a dict when they were a JSON object,
+    else the raw text). `result` is what the model was sent back.
+    """
+
+    name: str
+    call_id: str
+    params: Any
+    result: ToolResult
+    duration: timedelta
+
+    @property
+    def success(self) -> bool:
+        """Whether the call ran and its handler reported success."""
+        return self.result.success
+
+
+@dataclass(frozen=True)
+class PromptResponse(Generic[OutputT]):
+    """The outcome of one `evaluate`: final text, parsed output (None without an output type),
+    the tool calls in the order they ran, summed token usage, and who answered."""
+
+    prompt_name: str
+    text: str
+    output: OutputT | None
+    tool_calls: tuple[ToolCallRecord, ...]
+    usage: TokenUsage
+    model: str
+    provider: str

@@ -1,0 +1,130 @@
+"""Choosing an adapter from a provider name and the environment, as the CLI and examples do.
+
+`auto` takes OpenAI when `OPENAI_API_KEY` is set or a base URL is given (a local
+OpenAI-compatible server needs no key), else Anthropic when `ANTHROPIC_API_KEY` is set, else the
+offline `StaticAdapter`; the choice comes with a sentence saying why, for the user to see. A base
+URL means an OpenAI-compatible server (vLLM, Ollama, llama.cpp server), so OpenAI is spoken
+through Chat Completions there, the API those servers share.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from promptkit.adapters.anthropic import AnthropicAdapter
+from promptkit.adapters.base import ProviderAdapter
+from promptkit.adapters.openai import OpenAIAdapter
+from promptkit.adapters.static import StaticAdapter
+from promptkit.errors import ProviderAuthenticationError, ProviderError
+
+ProviderName = Literal["auto", "openai", "anthropic", "static"]
+PROVIDER_NAMES: tuple[str, ...] = get_args(ProviderName)
+
+DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
+DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
+# The OpenAI SDK refuses to build a client without a key; local servers ignore it.
+_LOCAL_SERVER_KEY = "not-needed"
+
+
+@dataclass(frozen=True)
+class AdapterChoice:
+    """The adapter to use and one sentence saying which provider it is and why."""
+
+    adapter: ProviderAdapter
+    reason: str
+
+
+def choose_adapter(
+    provider: str = "auto",
+    *,
+    model: str | None = None,
+    base_url: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> AdapterChoice:
+    """The adapter for `provider` (`auto`, `openai`, `anthropic` or `static`).
+
+    `model` defaults per provider; `base_url` points the SDK client at another server.
+    `environ` (default `os.environ`) is where API keys are looked up; keys are never put in the
+    reason or in an error message.
+    """
+    env = os.environ if environ is None else environ
+    if provider not in PROVIDER_NAMES:
+        raise ProviderError(
+            f"unknown provider {provider!r}: use one of {', '.join(PROVIDER_NAMES)}"
+        )
+    reason = ""
+    if provider == "auto":
+        provider, reason = _auto_provider(env, base_url)
+    if provider == "static":
+        return AdapterChoice(StaticAdapter(), _static_reason(reason, model, base_url))
+    if provider == "openai":
+        return _openai_choice(env, model, base_url, reason)
+    return _anthropic_choice(env, model, base_url, reason)
+
+
+def _auto_provider(env: Mapping[str, str], base_url: str | None) -> tuple[str, str]:
+    if env.get("OPENAI_API_KEY"):
+        return "openai", "OPENAI_API_KEY is set"
+    if base_url:
+        return "openai", "a base URL was given (an OpenAI-compatible server)"
+    if env.get("ANTHROPIC_API_KEY"):
+        return "anthropic", "ANTHROPIC_API_KEY is set"
+    return "static", "neither OPENAI_API_KEY nor ANTHROPIC_API_KEY is set"
+
+
+def _static_reason(auto_reason: str, model: str | None, base_url: str | None) -> str:
+    reason = "static optimizer (no model: the digest is built from the files)"
+    if auto_reason:
+        reason = f"auto chose the {reason}, as {auto_reason}"
+    ignored = [flag for flag, value in (("model", model), ("base URL", base_url)) if value]
+    if ignored:
+        reason += f"; the {' and '.join(ignored)} given is not used"
+    return reason
+
+
+def _openai_choice(
+    env: Mapping[str, str], model: str | None, base_url: str | None, auto_reason: str
+) -> AdapterChoice:
+    has_key = bool(env.get("OPENAI_API_KEY"))
+    if not has_key and not base_url:
+        raise ProviderAuthenticationError(
+            "provider openai needs OPENAI_API_KEY in the environment, or a base URL of an"
+            " OpenAI-compatible server (--base-url)"
+        )
+    chosen = model or DEFAULT_OPENAI_MODEL
+    client_kwargs: dict[str, Any] = {}
+    if base_url:
+        client_kwargs["base_url"] = base_url
+    if has_key:
+        client_kwargs["api_key"] = env["OPENAI_API_KEY"]
+    elif base_url:
+        client_kwargs["api_key"] = _LOCAL_SERVER_KEY
+    api: Literal["responses", "chat"] = "chat" if base_url else "responses"
+    adapter = OpenAIAdapter(model=chosen, api=api, client_kwargs=client_kwargs)
+    where = f" at {base_url} (Chat Completions)" if base_url else ""
+    reason = f"openai model {chosen}{where}"
+    return AdapterChoice(
+        adapter, f"auto chose {reason}, as {auto_reason}" if auto_reason else reason
+    )
+
+
+def _anthropic_choice(
+    env: Mapping[str, str], model: str | None, base_url: str | None, auto_reason: str
+) -> AdapterChoice:
+    if not env.get("ANTHROPIC_API_KEY"):
+        raise ProviderAuthenticationError(
+            "provider anthropic needs ANTHROPIC_API_KEY in the environment"
+        )
+    chosen = model or DEFAULT_ANTHROPIC_MODEL
+    client_kwargs: dict[str, Any] = {"api_key": env["ANTHROPIC_API_KEY"]}
+    if base_url:
+        client_kwargs["base_url"] = base_url
+    adapter = AnthropicAdapter(model=chosen, client_kwargs=client_kwargs)
+    where = f" at {base_url}" if base_url else ""
+    reason = f"anthropic model {chosen}{where}"
+    return AdapterChoice(
+        adapter, f"auto chose {reason}, as {auto_reason}" if auto_reason else reason
+    )

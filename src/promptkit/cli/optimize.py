@@ -1,0 +1,221 @@
+"""`promptkit optimize [PATH]`: write the workspace digest of a prompt and store it.
+
+The provider comes from `--provider` (`auto` says what it chose: OpenAI or Anthropic when that
+key is set, else the offline static optimizer). The session is the one most recently stored for
+PATH (or a new one), so SESSION scope persists the digest through `SessionStore` for a later
+`render`; GLOBAL scope writes the overrides files and clears that session's digest. Progress
+goes to stderr, live on a terminal and as plain lines otherwise; the digest and where it was
+stored go to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from promptkit.errors import WorkspaceError
+
+_LIVE_CLEAR = "\r\x1b[K"
+_PARAMS_SHOWN = 70
+
+
+def register(subparsers: Any) -> None:
+    """Add `optimize` to the `promptkit` parser."""
+    parser = subparsers.add_parser(
+        "optimize",
+        help="write a prompt's workspace digest and store it",
+        description="Write the workspace digest of a prompt (a model explores the workspace, or"
+        " the static optimizer scans it) and store it in the session or the overrides.",
+    )
+    parser.add_argument(
+        "path", nargs="?", default=".", metavar="PATH", help="workspace directory (default: .)"
+    )
+    add_prompt_arguments(parser)
+    add_provider_arguments(parser)
+    parser.add_argument(
+        "--scope",
+        choices=("session", "global"),
+        default="session",
+        help="session: store in the workspace's session; global: write the overrides files"
+        " (default: session)",
+    )
+    parser.add_argument(
+        "--output-dir",
+        metavar="DIR",
+        help="write manifest.json, workspace.manifest.json and digest.md here",
+    )
+    parser.set_defaults(handler=run_optimize)
+
+
+def add_provider_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--provider`, `--model` and `--base-url`, as `choose_adapter` takes them."""
+    from promptkit.adapters.selection import PROVIDER_NAMES
+
+    parser.add_argument(
+        "--provider",
+        choices=PROVIDER_NAMES,
+        default="auto",
+        help="who writes the digest (default: auto: openai or anthropic when its API key is"
+        " set, else the offline static optimizer)",
+    )
+    parser.add_argument("--model", help="model name (default: one per provider)")
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="server of an OpenAI-compatible API (vLLM, Ollama, llama.cpp), or another endpoint",
+    )
+
+
+def add_prompt_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--prompt`, `--tag`, `--overrides-dir` and `--state-dir`, shared with `render`."""
+    parser.add_argument(
+        "--prompt",
+        metavar="MODULE:ATTR",
+        help="a Prompt, or a function (session, workspace) -> Prompt (default: the built-in"
+        " workspace prompt)",
+    )
+    parser.add_argument("--tag", default="latest", help="overrides tag (default: latest)")
+    parser.add_argument(
+        "--overrides-dir", metavar="DIR", help="overrides store root (default: PATH/overrides)"
+    )
+    parser.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="session state root (default: $PROMPTKIT_HOME or ~/.promptkit)",
+    )
+
+
+def existing_workspace(path: str) -> Path:
+    """`path` resolved, or WorkspaceError (exit status 2) when it is not a directory."""
+    workspace = Path(path).expanduser()
+    if not workspace.is_dir():
+        what = "does not exist" if not workspace.exists() else "is not a directory"
+        raise WorkspaceError(f"workspace {workspace} {what}: pass the repository's directory")
+    return workspace.resolve()
+
+
+def run_optimize(args: argparse.Namespace) -> int:
+    """Optimize, store, and print the digest and where it went; returns the exit status."""
+    from promptkit.adapters.optimize import OptimizationScope
+    from promptkit.adapters.selection import choose_adapter
+    from promptkit.cli.workspace_prompt import bind_workspace
+    from promptkit.session import Session
+
+    bound = bind_workspace(
+        args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
+    )
+    choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
+    scope = OptimizationScope(args.scope)
+    prompt, session, workspace = bound.prompt, bound.session, bound.workspace
+    progress = Progress(sys.stderr, live=sys.stderr.isatty())
+    progress.say(f"optimizing {prompt.ns}/{prompt.key} for {workspace}")
+    progress.say(f"provider: {choice.reason}")
+    run_session = Session()
+    unsubscribe = run_session.subscribe(progress.on_event)
+    # A stored session is attached first, so a lock held elsewhere fails before anything is
+    # spent; a new one only after success, so a failed run leaves no empty session behind.
+    attachment = (
+        bound.sessions.attach(session, workspace) if bound.stored_session is not None else None
+    )
+    try:
+        result = choice.adapter.optimize(
+            prompt,
+            store_scope=scope,
+            overrides_store=bound.overrides,
+            overrides_tag=args.tag,
+            session=session,
+            optimization_session=run_session,
+            output_dir=args.output_dir,
+        )
+        if attachment is None and scope is OptimizationScope.SESSION:
+            attachment = bound.sessions.attach(session, workspace)
+    finally:
+        unsubscribe()
+        progress.end_status()
+        if attachment is not None:
+            attachment.close()
+    usage = result.response.usage
+    progress.done(len(result.response.tool_calls), usage.input_tokens, usage.output_tokens)
+    if scope is OptimizationScope.SESSION:
+        where = [
+            f"session {session.session_id} of {workspace}"
+            f" ({bound.sessions.session_dir(workspace, session.session_id)})"
+        ]
+    else:
+        where = [
+            str(bound.overrides.prompt_file(prompt.ns, prompt.key, args.tag)),
+            f"{bound.overrides.shared_file(result.section_key, args.tag)} (shared by every"
+            f" prompt with a {result.section_key!r} section)",
+        ]
+    print(result.digest)
+    print()
+    print(f"stored the {result.section_key!r} digest ({scope} scope) in:")
+    for line in where:
+        print(f"  {line}")
+    if args.output_dir:
+        print(f"run record: {Path(args.output_dir) / 'manifest.json'}")
+    return 0
+
+
+class Progress:
+    """Shows an optimization as it runs: each tool call with the elapsed time, then tokens.
+
+    On a terminal (`live`) a status line is redrawn in place between calls; otherwise every
+    line is plain text, for logs and pipes.
+    """
+
+    def __init__(self, stream: TextIO, *, live: bool) -> None:
+        self._stream = stream
+        self._live = live
+        self._started = time.monotonic()
+        self._calls = 0
+
+    def say(self, text: str) -> None:
+        self._write(f"{text}\n")
+        self._status()
+
+    def on_event(self, event: object) -> None:
+        """Session subscriber: one line per tool call."""
+        from promptkit.session import ToolInvoked
+
+        if not isinstance(event, ToolInvoked):
+            return
+        self._calls += 1
+        params = json.dumps(event.params, ensure_ascii=False, sort_keys=True)
+        if len(params) > _PARAMS_SHOWN:
+            params = params[: _PARAMS_SHOWN - 3] + "..."
+        outcome = "ok" if event.success else "failed"
+        self._write(
+            f"[{self._elapsed()}] tool {self._calls}: {event.name} {params} {outcome}"
+            f" ({event.duration_s:.2f}s)\n"
+        )
+        self._status()
+
+    def done(self, tool_calls: int, input_tokens: int | None, output_tokens: int | None) -> None:
+        tokens = (
+            f", {input_tokens} input / {output_tokens} output tokens"
+            if input_tokens is not None or output_tokens is not None
+            else ""
+        )
+        self._write(f"[{self._elapsed()}] done: {tool_calls} tool calls{tokens}\n")
+
+    def end_status(self) -> None:
+        """Remove the live status line, so what follows starts on a clean line."""
+        if self._live:
+            self._write("")
+
+    def _status(self) -> None:
+        if self._live:
+            self._stream.write(f"[{self._elapsed()}] working...")
+            self._stream.flush()
+
+    def _write(self, text: str) -> None:
+        self._stream.write((_LIVE_CLEAR if self._live else "") + text)
+        self._stream.flush()
+
+    def _elapsed(self) -> str:
+        return f"{time.monotonic() - self._started:5.1f}s"

@@ -1,0 +1,365 @@
+"""`promptkit overrides ...`: the operator's commands over a `LocalPromptOverridesStore`.
+
+list, show, seed, set, edit, diff, rm and check. Prompts are found by `--prompt
+package.module:attr` or through the `promptkit.prompts` entry points; every write goes through
+the store, so the CLI checks nothing the library does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from promptkit.errors import OverridesError
+from promptkit.overrides.check import EntryState, check_overrides, entry_states, shared_states
+from promptkit.overrides.defaults import default_body
+from promptkit.overrides.layout import override_files, require_section_path
+from promptkit.overrides.local import LocalPromptOverridesStore
+from promptkit.overrides.prompts import entry_point_prompts, find_prompt, load_prompt
+from promptkit.overrides.shared import SharedSectionOverride
+from promptkit.prompt import Prompt, PromptOverride, SectionOverride
+
+
+def register(subparsers: Any) -> None:
+    """Add the `overrides` command group to the `promptkit` parser."""
+    parser = subparsers.add_parser(
+        "overrides",
+        help="list, edit and check prompt overrides",
+        description=(
+            "Tune the text of prompt sections and tool descriptions without a code change."
+            " Files live under --root (default overrides/) and are reviewed like code."
+        ),
+    )
+    actions = parser.add_subparsers(dest="overrides_action", metavar="ACTION", required=True)
+
+    def action(name: str, help_text: str, handler: Any, *, prompt: str = "one") -> Any:
+        sub = actions.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument(
+            "--root", default="overrides", help="the overrides folder (default: overrides)"
+        )
+        if prompt == "one":
+            sub.add_argument(
+                "--prompt",
+                required=True,
+                help="package.module:attr, or an entry-point name or ns/key of the"
+                " promptkit.prompts entry points",
+            )
+            sub.add_argument("--tag", default="latest", help="the override tag (default: latest)")
+        elif prompt == "many":
+            sub.add_argument(
+                "--prompt",
+                action="append",
+                default=[],
+                help="a prompt to compare with (package.module:attr); repeatable; the"
+                " promptkit.prompts entry points are always included",
+            )
+        sub.set_defaults(handler=handler)
+        return sub
+
+    action("list", "list override files with section, tool and stale counts", _list, prompt="many")
+    show = action("show", "show the entries stored for a prompt and whether each applies", _show)
+    show.add_argument("--path", help="only this section path (a/b)")
+    action("seed", "write the current default texts as a starting point", _seed)
+    set_parser = action("set", "store a section body", _set)
+    set_parser.add_argument("--path", required=True, help="the section path, keys joined by /")
+    source = set_parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--body", help="the new body text")
+    source.add_argument("--from-file", help="read the new body from this file ('-' for stdin)")
+    edit = action("edit", "edit a section body in $EDITOR, then validate and store it", _edit)
+    edit.add_argument("--path", required=True, help="the section path, keys joined by /")
+    diff = action("diff", "unified diff of each default text against its override", _diff)
+    diff.add_argument("--path", help="only this section path (a/b)")
+    remove = actions.add_parser(
+        "rm",
+        help="remove a prompt's overrides, one entry, or a shared section",
+        description="Remove a prompt's override file, one section or tool entry of it, or a"
+        " shared section file.",
+    )
+    remove.add_argument("--root", default="overrides", help="the overrides folder")
+    target = remove.add_mutually_exclusive_group(required=True)
+    target.add_argument("--prompt", help="package.module:attr, or an entry-point name or ns/key")
+    target.add_argument("--shared", metavar="SECTION_KEY", help="remove a shared section file")
+    remove.add_argument("--tag", default="latest", help="the override tag (default: latest)")
+    entry = remove.add_mutually_exclusive_group()
+    entry.add_argument("--path", help="remove only this section's entry")
+    entry.add_argument("--tool", help="remove only this tool's entry")
+    remove.set_defaults(handler=_remove)
+    action(
+        "check",
+        "exit 1 when a file is invalid or an entry is stale, unknown or not accepted",
+        _check,
+        prompt="many",
+    )
+
+
+# -- handlers -----------------------------------------------------------------------------------
+
+
+def _list(args: argparse.Namespace) -> int:
+    store = LocalPromptOverridesStore(args.root)
+    prompts = _known_prompts(args.prompt)
+    rows = [("NS", "PROMPT", "TAG", "SECTIONS", "TOOLS", "STALE", "FILE")]
+    for value in store.list_overrides():
+        if isinstance(value, SharedSectionOverride):
+            states = shared_states(prompts.values(), value)
+            stale = str(sum(s.status == "stale" for s in states)) if states else "-"
+            rows.append(
+                ("(shared)", value.section_key, value.tag, "1", "0", stale, str(value.location))
+            )
+            continue
+        prompt = prompts.get((value.ns, value.prompt_key))
+        stale = "-"
+        if prompt is not None:
+            stale = str(sum(s.status == "stale" for s in entry_states(prompt, value)))
+        rows.append(
+            (
+                value.ns,
+                value.prompt_key,
+                value.tag,
+                str(len(value.sections)),
+                str(len(value.tools)),
+                stale,
+                str(value.location),
+            )
+        )
+    if len(rows) == 1:
+        print(f"no override files under {args.root}")
+        return 0
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    for row in rows:
+        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        print("  ".join(cells).rstrip())
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    prompt = find_prompt(args.prompt)
+    store = LocalPromptOverridesStore(args.root)
+    override = store.resolve(prompt.descriptor, args.tag)
+    file = store.prompt_file(prompt.ns, prompt.key, args.tag)
+    if override is None:
+        print(f"no overrides for {prompt.ns}/{prompt.key} tag {args.tag} ({file} does not exist)")
+        return 0
+    only = "/".join(require_section_path(args.path)) if args.path else None
+    print(f"{file}: prompt {prompt.ns}/{prompt.key}, tag {args.tag}")
+    for state in entry_states(prompt, override):
+        if only is not None and (state.table, state.name) != ("sections", only):
+            continue
+        print()
+        print(f'[{state.table}."{state.name}"] {_status_text(state)}')
+        if state.table == "sections":
+            entry = override.sections[tuple(state.name.split("/"))]
+            print(f"  {_author_text(entry)}")
+            print(_indented(entry.body))
+        else:
+            tool = override.tools[state.name]
+            if tool.description is not None:
+                print(_indented(tool.description))
+            for name, text in sorted(tool.param_descriptions.items()):
+                print(f"  param {name}: {text}")
+    return 0
+
+
+def _seed(args: argparse.Namespace) -> int:
+    prompt = find_prompt(args.prompt)
+    store = LocalPromptOverridesStore(args.root)
+    before = store.resolve(prompt.descriptor, args.tag)
+    after = store.seed(prompt, tag=args.tag)
+    added_sections = len(after.sections) - (len(before.sections) if before else 0)
+    added_tools = len(after.tools) - (len(before.tools) if before else 0)
+    print(
+        f"seeded {added_sections} section(s) and {added_tools} tool(s) into {after.location}"
+        " (existing entries were kept; sections that read params or opt out are not seeded)"
+    )
+    return 0
+
+
+def _set(args: argparse.Namespace) -> int:
+    prompt = find_prompt(args.prompt)
+    if args.body is not None:
+        body = args.body
+    elif args.from_file == "-":
+        body = sys.stdin.read()
+    else:
+        body = _read_text(Path(args.from_file))
+    store = LocalPromptOverridesStore(args.root)
+    result = store.set_section_override(prompt, tag=args.tag, path=args.path, body=body)
+    print(f'wrote sections."{"/".join(require_section_path(args.path))}" to {result.location}')
+    return 0
+
+
+def _edit(args: argparse.Namespace) -> int:
+    prompt = find_prompt(args.prompt)
+    path = require_section_path(args.path)
+    section = prompt.section_at(path)
+    if section is None:
+        raise OverridesError(f"prompt {prompt.ns}/{prompt.key} has no section at {args.path!r}")
+    store = LocalPromptOverridesStore(args.root)
+    override = store.resolve(prompt.descriptor, args.tag)
+    current = override.sections.get(path) if override else None
+    if current is not None and current.expected_hash == section.content_hash:
+        starting_text = current.body
+    else:
+        starting_text = default_body(section, ns=prompt.ns, prompt_key=prompt.key, path=path)
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:
+        raise OverridesError("set $EDITOR (or $VISUAL) to the command of your text editor")
+    prefix = f"promptkit-{prompt.key}-{path[-1]}-"
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", prefix=prefix, suffix=".md", delete=False
+    ) as handle:
+        handle.write(starting_text)
+    draft = Path(handle.name)
+    completed = subprocess.run([*shlex.split(editor), str(draft)], check=False)
+    if completed.returncode != 0:
+        raise OverridesError(
+            f"the editor exited with status {completed.returncode}; nothing was written (your"
+            f" text is kept in {draft})"
+        )
+    edited = _read_text(draft)
+    if edited == starting_text and current is not None:
+        draft.unlink()
+        print("no change; nothing was written")
+        return 0
+    try:
+        result = store.set_section_override(prompt, tag=args.tag, path=path, body=edited)
+    except OverridesError as error:
+        raise OverridesError(f"{error} (your text is kept in {draft})") from error
+    draft.unlink()
+    print(f'wrote sections."{"/".join(path)}" to {result.location}')
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    prompt = find_prompt(args.prompt)
+    store = LocalPromptOverridesStore(args.root)
+    override = store.resolve(prompt.descriptor, args.tag)
+    file = store.prompt_file(prompt.ns, prompt.key, args.tag)
+    if override is None:
+        print(f"no overrides for {prompt.ns}/{prompt.key} tag {args.tag} ({file} does not exist)")
+        return 0
+    only = require_section_path(args.path) if args.path else None
+    for state in entry_states(prompt, override):
+        path = tuple(state.name.split("/"))
+        if state.table != "sections" or (only is not None and path != only):
+            continue
+        section = prompt.section_at(path)
+        if section is None:
+            print(f'# sections."{state.name}": {state.describe()}')
+            continue
+        if state.status != "fresh":
+            print(f'# sections."{state.name}": {state.describe()}')
+        default = default_body(section, ns=prompt.ns, prompt_key=prompt.key, path=path)
+        lines = list(
+            difflib.unified_diff(
+                _diff_lines(default),
+                _diff_lines(override.sections[path].body),
+                fromfile=f"default {prompt.ns}/{prompt.key} {state.name}",
+                tofile=f'{file} [sections."{state.name}"]',
+            )
+        )
+        if not lines:
+            print(f'# sections."{state.name}": same text as the default')
+        sys.stdout.writelines(lines)
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    store = LocalPromptOverridesStore(args.root)
+    if args.shared is not None:
+        if args.path or args.tool:
+            raise OverridesError("--path and --tool apply to a prompt's file, not to --shared")
+        file = store.shared_file(args.shared, args.tag)
+        removed = store.delete_shared_section(section_key=args.shared, tag=args.tag)
+        return _report_removal(removed, str(file))
+    prompt = find_prompt(args.prompt)
+    file = store.prompt_file(prompt.ns, prompt.key, args.tag)
+    keys = {"ns": prompt.ns, "prompt_key": prompt.key, "tag": args.tag}
+    if args.path:
+        removed = store.delete_section_override(**keys, path=args.path)
+        return _report_removal(removed, f'sections."{args.path}" of {file}')
+    if args.tool:
+        removed = store.delete_tool_override(**keys, tool=args.tool)
+        return _report_removal(removed, f"tools.{args.tool} of {file}")
+    return _report_removal(store.delete(**keys), str(file))
+
+
+def _check(args: argparse.Namespace) -> int:
+    prompts = _known_prompts(args.prompt)
+    problems = check_overrides(args.root, prompts.values())
+    for problem in problems:
+        print(problem)
+    store = LocalPromptOverridesStore(args.root)
+    files = override_files(Path(args.root))
+    for file in files:
+        try:
+            value = store.read_file(file)
+        except OverridesError:
+            continue
+        if isinstance(value, PromptOverride) and (value.ns, value.prompt_key) not in prompts:
+            print(
+                f"note: {file}: prompt {value.ns}/{value.prompt_key} was not found; only the"
+                " file's validity was checked (pass --prompt or register an entry point)",
+                file=sys.stderr,
+            )
+    print(f"overrides check: {len(problems)} problem(s) in {len(files)} file(s) under {args.root}")
+    return 1 if problems else 0
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _known_prompts(references: list[str]) -> dict[tuple[str, str], Prompt[Any]]:
+    prompts: dict[tuple[str, str], Prompt[Any]] = {}
+    found = entry_point_prompts()
+    for failure in found.failures:
+        print(f"promptkit: warning: {failure}", file=sys.stderr)
+    for _, prompt in found.prompts:
+        prompts[(prompt.ns, prompt.key)] = prompt
+    for reference in references:
+        prompt = load_prompt(reference)
+        prompts[(prompt.ns, prompt.key)] = prompt
+    return prompts
+
+
+def _status_text(state: EntryState) -> str:
+    if state.status == "fresh":
+        return "applies"
+    return f"NOT APPLIED: {state.describe()}"
+
+
+def _author_text(entry: SectionOverride) -> str:
+    model = f" ({entry.source.model})" if entry.source.model else ""
+    return f"by {entry.source.kind}{model}, {entry.updated_at.isoformat()}"
+
+
+def _indented(text: str) -> str:
+    return "\n".join(f"    {line}" if line else "" for line in text.splitlines())
+
+
+def _diff_lines(text: str) -> list[str]:
+    return [line + "\n" for line in text.splitlines()]
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise OverridesError(f"cannot read {path}: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise OverridesError(f"{path} is not UTF-8 text") from error
+
+
+def _report_removal(removed: bool, what: str) -> int:
+    if removed:
+        print(f"removed {what}")
+        return 0
+    print(f"nothing to remove: {what} does not exist")
+    return 1

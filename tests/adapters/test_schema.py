@@ -1,0 +1,125 @@
+"""Which schemas go to the providers strict, non-strict, or not natively at all."""
+
+from typing import Any
+
+from hypothesis import given, strategies as st
+from pydantic import BaseModel
+
+from promptkit import output_schema
+from promptkit.adapters.anthropic import output_config
+from promptkit.adapters.openai import output_format
+from promptkit.adapters.schema import closed_schema, is_openai_strict_ready
+
+
+class Inner(BaseModel):
+    label: str
+
+
+class Strictable(BaseModel):
+    count: int
+    inner: Inner
+    items: list[Inner]
+
+
+class WithOptional(BaseModel):
+    count: int
+    note: str = ""
+
+
+class WithMapping(BaseModel):
+    scores: dict[str, int]
+
+
+class Bounded(BaseModel):
+    count: int
+
+    model_config = {"json_schema_extra": {"properties": {"count": {"minimum": 1}}}}
+
+
+def test_closed_schema_closes_every_object_including_definitions() -> None:
+    closed = closed_schema(output_schema(Strictable))
+
+    assert closed is not None
+    assert closed["additionalProperties"] is False
+    assert closed["$defs"]["Inner"]["additionalProperties"] is False
+
+
+def test_closed_schema_leaves_the_original_untouched() -> None:
+    schema = output_schema(Strictable)
+
+    closed_schema(schema)
+
+    assert "additionalProperties" not in schema
+
+
+def test_a_mapping_field_cannot_be_closed() -> None:
+    assert closed_schema(output_schema(WithMapping)) is None
+
+
+def test_a_list_root_cannot_be_closed() -> None:
+    assert closed_schema(output_schema(list[Inner])) is None
+
+
+def test_all_required_fields_go_to_openai_strict() -> None:
+    schema_format = output_format(Strictable)
+
+    assert schema_format is not None
+    assert schema_format.strict
+    assert schema_format.name == "Strictable"
+
+
+def test_optional_fields_go_to_openai_non_strict_unchanged() -> None:
+    schema_format = output_format(WithOptional)
+
+    assert schema_format is not None
+    assert not schema_format.strict
+    assert schema_format.schema == output_schema(WithOptional)
+
+
+def test_a_list_output_has_no_native_openai_format() -> None:
+    assert output_format(list[Inner]) is None
+
+
+def test_anthropic_native_format_accepts_optional_fields() -> None:
+    config = output_config(WithOptional)
+
+    assert config is not None
+    assert config["format"]["schema"]["additionalProperties"] is False
+
+
+def test_anthropic_falls_back_to_the_prompt_for_unsupported_keywords() -> None:
+    assert output_config(Bounded) is None
+    assert output_config(WithMapping) is None
+
+
+def test_a_value_without_a_type_is_not_openai_strict() -> None:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"anything": {"title": "Anything"}},
+        "required": ["anything"],
+    }
+    closed = closed_schema(schema)
+
+    assert closed is not None
+    assert not is_openai_strict_ready(closed)
+
+
+@given(
+    st.dictionaries(
+        st.text(alphabet="abcdefgh", min_size=1, max_size=5),
+        st.sampled_from([{"type": "integer"}, {"type": "string"}, {"type": "boolean"}]),
+        max_size=6,
+    ),
+    st.data(),
+)
+def test_a_flat_object_is_strict_exactly_when_every_property_is_required(
+    properties: dict[str, dict[str, str]], data: st.DataObject
+) -> None:
+    names = sorted(properties)
+    required = data.draw(st.lists(st.sampled_from(names), unique=True)) if names else []
+    schema = {"type": "object", "properties": properties, "required": required}
+
+    closed = closed_schema(schema)
+
+    assert closed is not None
+    assert is_openai_strict_ready(closed) == (set(required) == set(properties))

@@ -1,0 +1,218 @@
+"""`promptkit optimize` and `promptkit render` end to end, as real subprocesses in a real git
+repository, with no API key in the environment (so `auto` means the static optimizer); and the
+progress display, fed by a real optimization run against FakeProviderServer."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from promptkit.adapters import ProviderAdapter
+from promptkit.cli.optimize import Progress
+from promptkit.session import Session
+from promptkit.testing import FakeProviderServer, Reply, ToolCall
+
+from .conftest import git, make_prompt
+
+FACTORY_MODULE = """\
+from promptkit.digest import WorkspaceDigestSection
+from promptkit.prompt import Prompt, TextSection
+from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
+
+
+def build(session, workspace):
+    return Prompt(
+        ns="team",
+        key="triage",
+        sections=(
+            TextSection(title="Role", key="role", text="You triage issues."),
+            VfsWorkspaceSection(session=session, mounts=[HostMount(workspace)]),
+            WorkspaceDigestSection(session=session, key="repo-digest"),
+        ),
+    )
+
+
+def without_digest(session, workspace):
+    return Prompt(
+        ns="team",
+        key="bare",
+        sections=(VfsWorkspaceSection(session=session, mounts=[HostMount(workspace)]),),
+    )
+"""
+
+
+def promptkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL")
+    }
+    env["PROMPTKIT_HOME"] = str(cwd / "promptkit-home")
+    return subprocess.run(
+        [sys.executable, "-m", "promptkit", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def digest_part(stdout: str) -> str:
+    """The digest `optimize` printed: everything before the line saying where it was stored."""
+    return stdout.split("\nstored the ", 1)[0].strip()
+
+
+def test_static_optimize_then_render_shows_the_digest(repo: Path, tmp_path: Path) -> None:
+    optimized = promptkit("optimize", str(repo), "--state-dir", "state", cwd=tmp_path)
+    rendered = promptkit("render", "--workspace", str(repo), "--state-dir", "state", cwd=tmp_path)
+
+    assert optimized.returncode == 0, optimized.stderr
+    digest = digest_part(optimized.stdout)
+    assert "make test" in digest
+    assert "(session scope)" in optimized.stdout
+    assert rendered.returncode == 0, rendered.stderr
+    assert digest in rendered.stdout
+    assert "workspace digest from the session" in rendered.stderr
+
+
+def test_auto_says_it_chose_the_static_optimizer_in_plain_progress_lines(
+    repo: Path, tmp_path: Path
+) -> None:
+    optimized = promptkit("optimize", str(repo), "--state-dir", "state", cwd=tmp_path)
+
+    assert optimized.returncode == 0, optimized.stderr
+    assert "auto chose the static optimizer" in optimized.stderr
+    assert "done: 0 tool calls" in optimized.stderr
+    assert "\x1b" not in optimized.stderr
+
+
+def test_global_scope_writes_the_prompts_override_file(repo: Path, tmp_path: Path) -> None:
+    optimized = promptkit(
+        "optimize", str(repo), "--scope", "global", "--tag", "v2", "--state-dir", "state",
+        cwd=tmp_path,
+    )  # fmt: skip
+    rendered = promptkit(
+        "render", "--workspace", str(repo), "--tag", "v2", "--state-dir", "state", cwd=tmp_path
+    )
+
+    assert optimized.returncode == 0, optimized.stderr
+    override_file = repo / "overrides" / "promptkit" / "workspace" / "v2.toml"
+    assert override_file.is_file()
+    assert str(override_file) in optimized.stdout
+    assert 'source = "optimizer"' in override_file.read_text(encoding="utf-8")
+    assert (repo / "overrides" / "_shared" / "workspace-digest" / "v2.toml").is_file()
+    assert digest_part(optimized.stdout) in rendered.stdout
+    assert "workspace digest from the override" in rendered.stderr
+
+
+def test_output_dir_receives_the_workspace_manifest_and_the_run_record(
+    repo: Path, tmp_path: Path
+) -> None:
+    optimized = promptkit(
+        "optimize", str(repo), "--state-dir", "state", "--output-dir", "out", cwd=tmp_path
+    )
+
+    assert optimized.returncode == 0, optimized.stderr
+    workspace = json.loads((tmp_path / "out" / "workspace.manifest.json").read_text("utf-8"))
+    assert workspace["strategy"] == "existing"
+    assert workspace["head_sha"] == git(repo, "rev-parse", "HEAD")
+    assert workspace["ref"] == "main"
+    assert (workspace["has_history"], workspace["is_shallow"]) == (True, False)
+    assert workspace["created_at"].endswith("Z")
+    record = json.loads((tmp_path / "out" / "manifest.json").read_text("utf-8"))
+    assert (record["status"], record["outcome"]) == ("completed", "success")
+    assert record["duration"].endswith("s")
+    assert "workspace.manifest.json" in record["artifacts"]
+    assert record["metadata"]["provider"] == "static"
+    assert "error" not in record
+
+
+def test_a_factory_named_by_module_attr_is_called_with_the_session_and_workspace(
+    repo: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "team_prompts.py").write_text(FACTORY_MODULE, encoding="utf-8")
+
+    optimized = promptkit(
+        "optimize", str(repo), "--prompt", "team_prompts:build", "--state-dir", "state",
+        cwd=tmp_path,
+    )  # fmt: skip
+    rendered = promptkit(
+        "render", "--workspace", str(repo), "--prompt", "team_prompts:build",
+        "--state-dir", "state", cwd=tmp_path,
+    )  # fmt: skip
+
+    assert optimized.returncode == 0, optimized.stderr
+    assert "'repo-digest' digest" in optimized.stdout
+    assert digest_part(optimized.stdout) in rendered.stdout
+
+
+def test_a_prompt_without_a_digest_section_is_refused_and_no_session_is_stored(
+    repo: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "team_prompts.py").write_text(FACTORY_MODULE, encoding="utf-8")
+
+    optimized = promptkit(
+        "optimize", str(repo), "--prompt", "team_prompts:without_digest",
+        "--state-dir", "state", cwd=tmp_path,
+    )  # fmt: skip
+
+    assert optimized.returncode == 2
+    assert "has no WorkspaceDigestSection" in optimized.stderr
+    assert "Traceback" not in optimized.stderr
+    assert not (tmp_path / "state").exists()
+
+
+def test_a_path_that_does_not_exist_is_a_clear_error_with_exit_status_2(tmp_path: Path) -> None:
+    optimized = promptkit("optimize", str(tmp_path / "missing"), cwd=tmp_path)
+
+    assert optimized.returncode == 2
+    assert "does not exist" in optimized.stderr
+    assert "Traceback" not in optimized.stderr
+
+
+def test_progress_shows_each_tool_call_of_a_run_as_it_happens(
+    openai_adapter: ProviderAdapter, server: FakeProviderServer, repo: Path
+) -> None:
+    stream = io.StringIO()
+    progress = Progress(stream, live=False)
+    session, run_session = Session(), Session()
+    run_session.subscribe(progress.on_event)
+    server.enqueue(
+        Reply.tool_calls(
+            ToolCall("planning_setup_plan", {"objective": "Describe", "steps": ["layout"]}),
+            ToolCall("vfs_read_file", {"path": "/README.md"}),
+        ),
+        Reply.json({"digest": "## Layout\n- README.md"}),
+    )
+
+    openai_adapter.optimize(
+        make_prompt(session, repo), session=session, optimization_session=run_session
+    )
+    progress.done(2, 20, 10)
+
+    lines = stream.getvalue().splitlines()
+    assert [line.split("] ", 1)[1].split(" {")[0] for line in lines[:2]] == [
+        "tool 1: planning_setup_plan",
+        "tool 2: vfs_read_file",
+    ]
+    assert '"path": "/README.md"' in lines[1]
+    assert " ok (" in lines[1]
+    assert lines[2].endswith("done: 2 tool calls, 20 input / 10 output tokens")
+    assert "\x1b" not in stream.getvalue()
+
+
+def test_live_progress_redraws_a_status_line_between_tool_calls() -> None:
+    stream = io.StringIO()
+    progress = Progress(stream, live=True)
+
+    progress.say("optimizing")
+    progress.end_status()
+
+    assert stream.getvalue().count("\r\x1b[K") == 2
+    assert "working..." in stream.getvalue()

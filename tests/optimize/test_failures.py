@@ -1,0 +1,160 @@
+"""A failing optimize leaves the caller's stored session and override files exactly as they were:
+provider failures mid-loop, refused digests, and a write that fails half-way through GLOBAL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptkit.adapters import ProviderAdapter
+from promptkit.adapters.optimize import OptimizationScope
+from promptkit.digest import (
+    WorkspaceDigestSection,
+    latest_workspace_digest,
+    set_workspace_digest,
+)
+from promptkit.errors import OptimizationError, ProviderServerError
+from promptkit.overrides import LocalPromptOverridesStore
+from promptkit.prompt import OverrideAuthor, Prompt
+from promptkit.session import Session, SessionStore
+from promptkit.testing import FakeProviderServer, Reply, ToolCall
+
+from .conftest import make_prompt
+
+PREVIOUS = "The digest stored before this run."
+FAKE_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under `root` (lock files aside: taking a lock may create one) and its bytes."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not path.name.endswith(".lock")
+    }
+
+
+class Caller:
+    """A caller's state on disk: a stored session holding a digest, and override files."""
+
+    def __init__(self, tmp_path: Path, repo: Path) -> None:
+        self.state_dir = tmp_path / "state"
+        self.overrides_dir = tmp_path / "overrides"
+        self.store = SessionStore(self.state_dir)
+        self.session = Session()
+        self.prompt: Prompt[Any] = make_prompt(self.session, repo)
+        self.attachment = self.store.attach(self.session, repo)
+        set_workspace_digest(self.session, "workspace-digest", PREVIOUS)
+        self.overrides = LocalPromptOverridesStore(self.overrides_dir)
+        self.overrides.set_section_override(self.prompt, path="role", body="You review kindly.")
+        self.overrides.set_shared_section(
+            section_key="workspace-digest",
+            tag="latest",
+            body="A shared digest written earlier.",
+            expected_hash=self.prompt.find_section(WorkspaceDigestSection).content_hash,
+            source=OverrideAuthor("operator"),
+        )
+
+    def files(self) -> dict[str, dict[str, bytes]]:
+        return {"state": tree_bytes(self.state_dir), "overrides": tree_bytes(self.overrides_dir)}
+
+    def optimize(self, adapter: ProviderAdapter, scope: OptimizationScope) -> None:
+        adapter.optimize(
+            self.prompt,
+            store_scope=scope,
+            overrides_store=self.overrides,
+            overrides_tag="latest",
+            session=self.session,
+        )
+
+
+@pytest.fixture
+def caller(tmp_path: Path, repo: Path) -> Iterator[Caller]:
+    state = Caller(tmp_path, repo)
+    yield state
+    state.attachment.close()
+
+
+FAILURES = {
+    "provider-500-mid-loop": (
+        (
+            Reply.tool_calls(ToolCall("vfs_list_directory", {"path": "/"})),
+            Reply.error(500, "the model server fell over"),
+        ),
+        ProviderServerError,
+    ),
+    "secret-bearing-digest": (
+        (Reply.json({"digest": f"## Deploy\n- AWS key {FAKE_KEY}"}),),
+        OptimizationError,
+    ),
+    "empty-digest": ((Reply.json({"digest": "\n\n"}),), OptimizationError),
+}
+
+
+@pytest.mark.parametrize("scope", list(OptimizationScope))
+@pytest.mark.parametrize("failure", list(FAILURES))
+def test_failed_optimize_leaves_the_callers_session_and_override_files_unchanged(
+    openai_adapter: ProviderAdapter,
+    server: FakeProviderServer,
+    caller: Caller,
+    scope: OptimizationScope,
+    failure: str,
+) -> None:
+    replies, error = FAILURES[failure]
+    server.enqueue(*replies)
+    before = caller.files()
+
+    with pytest.raises(error):
+        caller.optimize(openai_adapter, scope)
+
+    assert caller.files() == before
+    digest = latest_workspace_digest(caller.session, "workspace-digest")
+    assert digest is not None
+    assert digest.body == PREVIOUS
+
+
+def test_global_write_failing_half_way_puts_back_the_prompt_override(
+    openai_adapter: ProviderAdapter, server: FakeProviderServer, caller: Caller
+) -> None:
+    # A directory where the shared file's lock goes: the prompt's own override is written,
+    # then the shared write fails and the first write has to be undone.
+    shared_lock = caller.overrides_dir / "_shared" / "workspace-digest" / "latest.toml.lock"
+    shared_lock.unlink()
+    shared_lock.mkdir()
+    server.enqueue(Reply.json({"digest": "## Layout\n- a fresh digest"}))
+    before = caller.files()
+    stored_before = caller.overrides.resolve(caller.prompt.descriptor, "latest")
+
+    with pytest.raises(OSError):
+        caller.optimize(openai_adapter, OptimizationScope.GLOBAL)
+
+    assert caller.overrides.resolve(caller.prompt.descriptor, "latest") == stored_before
+    assert caller.files() == before
+    digest = latest_workspace_digest(caller.session, "workspace-digest")
+    assert digest is not None
+    assert digest.body == PREVIOUS
+
+
+def test_global_write_failing_on_a_new_override_file_removes_it(
+    openai_adapter: ProviderAdapter, server: FakeProviderServer, repo: Path, tmp_path: Path
+) -> None:
+    session = Session()
+    prompt = make_prompt(session, repo)
+    overrides = LocalPromptOverridesStore(tmp_path / "overrides")
+    shared_lock = tmp_path / "overrides" / "_shared" / "workspace-digest" / "latest.toml.lock"
+    shared_lock.mkdir(parents=True)
+    server.enqueue(Reply.json({"digest": "## Layout\n- a fresh digest"}))
+
+    with pytest.raises(OSError):
+        openai_adapter.optimize(
+            prompt,
+            store_scope=OptimizationScope.GLOBAL,
+            overrides_store=overrides,
+            overrides_tag="latest",
+            session=session,
+        )
+
+    assert not overrides.prompt_file(prompt.ns, prompt.key, "latest").exists()

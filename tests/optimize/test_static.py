@@ -1,0 +1,130 @@
+"""StaticAdapter: optimize without a model under the same rules; evaluate says how to get one.
+choose_adapter: which provider `auto` picks, and that it says why without showing a key."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from promptkit.adapters import AnthropicAdapter, OpenAIAdapter
+from promptkit.adapters.optimize import OptimizationScope
+from promptkit.adapters.selection import choose_adapter
+from promptkit.adapters.static import StaticAdapter
+from promptkit.digest import latest_workspace_digest
+from promptkit.errors import OptimizationError, ProviderAuthenticationError, ProviderError
+from promptkit.overrides import LocalPromptOverridesStore
+from promptkit.prompt import OverrideAuthor
+from promptkit.session import Session
+from promptkit.workspace import render_static_digest, scan_workspace
+
+from .conftest import OPENAI_KEY, make_prompt
+
+
+def test_static_optimize_stores_the_static_digest_of_the_workspace(repo: Path) -> None:
+    session = Session()
+
+    result = StaticAdapter().optimize(make_prompt(session, repo), session=session)
+
+    expected = render_static_digest(scan_workspace(repo)).strip()
+    stored = latest_workspace_digest(session, "workspace-digest")
+    assert stored is not None
+    assert result.digest == stored.body == expected
+    assert "make test" in result.digest
+    assert stored.source == "optimizer:static"
+    assert result.response.provider == "static"
+
+
+def test_static_global_scope_writes_the_override_and_the_shared_entry(
+    repo: Path, tmp_path: Path
+) -> None:
+    session = Session()
+    prompt = make_prompt(session, repo)
+    store = LocalPromptOverridesStore(tmp_path / "overrides")
+
+    result = StaticAdapter().optimize(
+        prompt,
+        store_scope=OptimizationScope.GLOBAL,
+        overrides_store=store,
+        overrides_tag="latest",
+        session=session,
+    )
+
+    override = store.resolve(prompt.descriptor, "latest")
+    assert override is not None
+    entry = override.sections[("workspace-digest",)]
+    assert (entry.body, entry.source) == (result.digest, OverrideAuthor("optimizer", "static"))
+    shared = store.resolve_shared_section("workspace-digest", "latest")
+    assert shared is not None
+    assert shared.body == result.digest
+
+
+def test_static_optimize_validates_the_prompt_like_any_adapter(repo: Path) -> None:
+    session = Session()
+
+    with pytest.raises(OptimizationError, match="WorkspaceDigestSection"):
+        StaticAdapter().optimize(make_prompt(session, repo, with_digest=False), session=session)
+
+
+def test_static_digest_of_a_workspace_holding_a_credential_never_carries_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    fake_key = "sk-proj-" + "Z9y8X7w6V5u4" * 4
+    (repo / "CONTRIBUTING.md").write_text(
+        f"# Contributing\n\nAlways run `make test`. Never commit the key {fake_key}.\n",
+        encoding="utf-8",
+    )
+    session = Session()
+
+    result = StaticAdapter().optimize(make_prompt(session, repo), session=session)
+
+    assert fake_key not in result.digest
+
+
+def test_static_evaluate_says_a_model_is_needed_and_how_to_configure_one(repo: Path) -> None:
+    session = Session()
+    prompt = make_prompt(session, repo)
+
+    with pytest.raises(ProviderError, match="OPENAI_API_KEY") as refused:
+        StaticAdapter().evaluate(prompt, session=session)
+    with pytest.raises(ProviderError, match="--base-url"):
+        asyncio.run(StaticAdapter().aevaluate(prompt, session=session))
+
+    assert "no model" in str(refused.value)
+
+
+def test_auto_picks_openai_when_its_key_is_set() -> None:
+    choice = choose_adapter(environ={"OPENAI_API_KEY": OPENAI_KEY, "ANTHROPIC_API_KEY": "x"})
+
+    assert isinstance(choice.adapter, OpenAIAdapter)
+    assert "OPENAI_API_KEY is set" in choice.reason
+    assert OPENAI_KEY not in choice.reason
+
+
+def test_auto_picks_anthropic_when_only_its_key_is_set() -> None:
+    choice = choose_adapter(environ={"ANTHROPIC_API_KEY": "sk-ant-test-only"}, model="m-1")
+
+    assert isinstance(choice.adapter, AnthropicAdapter)
+    assert choice.adapter.model == "m-1"
+    assert "ANTHROPIC_API_KEY is set" in choice.reason
+
+
+def test_auto_falls_back_to_the_static_optimizer_without_keys() -> None:
+    choice = choose_adapter(environ={})
+
+    assert isinstance(choice.adapter, StaticAdapter)
+    assert "static optimizer" in choice.reason
+
+
+def test_a_base_url_means_an_openai_compatible_server_spoken_to_through_chat() -> None:
+    choice = choose_adapter(environ={}, base_url="http://127.0.0.1:9/v1")
+
+    assert isinstance(choice.adapter, OpenAIAdapter)
+    assert choice.adapter.api == "chat"
+    assert "127.0.0.1:9" in choice.reason
+
+
+def test_an_explicit_provider_without_its_key_fails_saying_which_variable() -> None:
+    with pytest.raises(ProviderAuthenticationError, match="ANTHROPIC_API_KEY"):
+        choose_adapter("anthropic", environ={})
