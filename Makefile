@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck overrides-check unit bench clean
 
 $(INSTALLED): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "promptkit needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -19,9 +19,11 @@ $(INSTALLED): pyproject.toml
 # a prompt that uses it. Session state stays inside .venv so the demo leaves nothing behind.
 DEMO_STATE := $(VENV)/promptkit-state
 
+REVIEW_PROMPT := examples.code_reviewer_example:build_review_prompt
+
 demo: $(INSTALLED)
-	$(BIN)/promptkit optimize . --provider static --state-dir $(DEMO_STATE)
-	$(BIN)/promptkit render --state-dir $(DEMO_STATE)
+	$(BIN)/promptkit optimize . --provider static --prompt $(REVIEW_PROMPT) --state-dir $(DEMO_STATE)
+	$(BIN)/promptkit render --prompt $(REVIEW_PROMPT) --state-dir $(DEMO_STATE)
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
@@ -30,10 +32,14 @@ lint: $(INSTALLED)
 typecheck: $(INSTALLED)
 	$(BIN)/mypy
 
+# The repository's curated overrides must still match the code they were written against.
+overrides-check: $(INSTALLED)
+	$(BIN)/promptkit overrides check --root overrides --prompt $(REVIEW_PROMPT)
+
 unit: $(INSTALLED)
 	$(BIN)/python -m pytest -n 2 -q
 
-test: lint typecheck unit
+test: lint typecheck overrides-check unit
 
 bench: $(INSTALLED)
 	$(BIN)/python benchmarks/render_bench.py --store

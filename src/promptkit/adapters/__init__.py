@@ -5,35 +5,73 @@ loop; `evaluate` returns a `PromptResponse` and records `PromptRendered`, `ToolI
 `PromptExecuted` in the session. The provider SDKs are imported only when a client is built.
 """
 
-from promptkit.adapters.anthropic import AnthropicAdapter
-from promptkit.adapters.base import ProviderAdapter, WireAdapter
-from promptkit.adapters.loop import DEFAULT_USER_MESSAGE
-from promptkit.adapters.openai import OpenAIAdapter
-from promptkit.adapters.record import ExecutionRecord, write_atomically, write_manifest
-from promptkit.adapters.response import PromptResponse, TokenUsage, ToolCallRecord
-from promptkit.adapters.wire import (
-    ModelTurn,
-    RequestedToolCall,
-    ToolReply,
-    WireCodec,
-    WireConversation,
-)
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "DEFAULT_USER_MESSAGE",
-    "AnthropicAdapter",
-    "ExecutionRecord",
-    "ModelTurn",
-    "OpenAIAdapter",
-    "PromptResponse",
-    "ProviderAdapter",
-    "RequestedToolCall",
-    "TokenUsage",
-    "ToolCallRecord",
-    "ToolReply",
-    "WireAdapter",
-    "WireCodec",
-    "WireConversation",
-    "write_atomically",
-    "write_manifest",
-]
+from promptkit._lazy import lazy_exports
+
+# The SDK-backed adapters import a good deal of code; load each name only when it is used.
+_EXPORTS: dict[str, str] = {
+    "AnthropicAdapter": "promptkit.adapters.anthropic",
+    "ProviderAdapter": "promptkit.adapters.base",
+    "WireAdapter": "promptkit.adapters.base",
+    "DEFAULT_USER_MESSAGE": "promptkit.adapters.loop",
+    "OpenAIAdapter": "promptkit.adapters.openai",
+    "ExecutionRecord": "promptkit.adapters.record",
+    "write_atomically": "promptkit.adapters.record",
+    "write_manifest": "promptkit.adapters.record",
+    "PromptResponse": "promptkit.adapters.response",
+    "TokenUsage": "promptkit.adapters.response",
+    "ToolCallRecord": "promptkit.adapters.response",
+    "ModelTurn": "promptkit.adapters.wire",
+    "RequestedToolCall": "promptkit.adapters.wire",
+    "ToolReply": "promptkit.adapters.wire",
+    "WireCodec": "promptkit.adapters.wire",
+    "WireConversation": "promptkit.adapters.wire",
+    "DigestDraft": "promptkit.adapters.optimize",
+    "OptimizationResult": "promptkit.adapters.optimize",
+    "OptimizationScope": "promptkit.adapters.optimize",
+    "OptimizationTarget": "promptkit.adapters.optimize",
+    "AdapterChoice": "promptkit.adapters.selection",
+    "choose_adapter": "promptkit.adapters.selection",
+    "StaticAdapter": "promptkit.adapters.static",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:
+    from promptkit.adapters.anthropic import AnthropicAdapter as AnthropicAdapter
+    from promptkit.adapters.base import (
+        ProviderAdapter as ProviderAdapter,
+        WireAdapter as WireAdapter,
+    )
+    from promptkit.adapters.loop import DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE
+    from promptkit.adapters.openai import OpenAIAdapter as OpenAIAdapter
+    from promptkit.adapters.optimize import (
+        DigestDraft as DigestDraft,
+        OptimizationResult as OptimizationResult,
+        OptimizationScope as OptimizationScope,
+        OptimizationTarget as OptimizationTarget,
+    )
+    from promptkit.adapters.record import (
+        ExecutionRecord as ExecutionRecord,
+        write_atomically as write_atomically,
+        write_manifest as write_manifest,
+    )
+    from promptkit.adapters.response import (
+        PromptResponse as PromptResponse,
+        TokenUsage as TokenUsage,
+        ToolCallRecord as ToolCallRecord,
+    )
+    from promptkit.adapters.selection import (
+        AdapterChoice as AdapterChoice,
+        choose_adapter as choose_adapter,
+    )
+    from promptkit.adapters.static import StaticAdapter as StaticAdapter
+    from promptkit.adapters.wire import (
+        ModelTurn as ModelTurn,
+        RequestedToolCall as RequestedToolCall,
+        ToolReply as ToolReply,
+        WireCodec as WireCodec,
+        WireConversation as WireConversation,
+    )

@@ -36,12 +36,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from promptkit.adapters.record import ExecutionRecord, write_atomically, write_manifest
 from promptkit.adapters.response import PromptResponse, TokenUsage, ToolCallRecord
 from promptkit.digest import WorkspaceDigestSection, clear_workspace_digest, set_workspace_digest
 from promptkit.errors import OptimizationError, OutputParseError, PromptValidationError
+from promptkit.logging import get_logger
 from promptkit.names import is_valid_key, require_key
 from promptkit.overrides import LocalPromptOverridesStore, PromptOverridesStore, SharedSectionStore
 from promptkit.planning import PlanningStrategy, PlanningToolsSection
@@ -62,7 +61,7 @@ from promptkit.workspace.vfs import WorkspaceSection
 if TYPE_CHECKING:
     from promptkit.adapters.base import ProviderAdapter
 
-_log = structlog.get_logger("promptkit.adapters")
+_log = get_logger("promptkit.adapters")
 
 OPTIMIZATION_NS_SUFFIX = ".optimization"
 OPTIMIZATION_KEY_SUFFIX = "-workspace-digest"

@@ -12,13 +12,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from promptkit.adapters.anthropic import AnthropicAdapter
-from promptkit.adapters.base import ProviderAdapter
-from promptkit.adapters.openai import OpenAIAdapter
-from promptkit.adapters.static import StaticAdapter
 from promptkit.errors import ProviderAuthenticationError, ProviderError
+
+if TYPE_CHECKING:
+    from promptkit.adapters.base import ProviderAdapter
 
 ProviderName = Literal["auto", "openai", "anthropic", "static"]
 PROVIDER_NAMES: tuple[str, ...] = get_args(ProviderName)
@@ -59,6 +58,8 @@ def choose_adapter(
     if provider == "auto":
         provider, reason = _auto_provider(env, base_url)
     if provider == "static":
+        from promptkit.adapters.static import StaticAdapter
+
         return AdapterChoice(StaticAdapter(), _static_reason(reason, model, base_url))
     if provider == "openai":
         return _openai_choice(env, model, base_url, reason)
@@ -103,6 +104,8 @@ def _openai_choice(
     elif base_url:
         client_kwargs["api_key"] = _LOCAL_SERVER_KEY
     api: Literal["responses", "chat"] = "chat" if base_url else "responses"
+    from promptkit.adapters.openai import OpenAIAdapter
+
     adapter = OpenAIAdapter(model=chosen, api=api, client_kwargs=client_kwargs)
     where = f" at {base_url} (Chat Completions)" if base_url else ""
     reason = f"openai model {chosen}{where}"
@@ -122,6 +125,8 @@ def _anthropic_choice(
     client_kwargs: dict[str, Any] = {"api_key": env["ANTHROPIC_API_KEY"]}
     if base_url:
         client_kwargs["base_url"] = base_url
+    from promptkit.adapters.anthropic import AnthropicAdapter
+
     adapter = AnthropicAdapter(model=chosen, client_kwargs=client_kwargs)
     where = f" at {base_url}" if base_url else ""
     reason = f"anthropic model {chosen}{where}"

@@ -29,9 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import structlog
-
 from promptkit.errors import WorkspaceError
+from promptkit.logging import get_logger
 from promptkit.workspace._git import run_git, run_git_together
 
 if TYPE_CHECKING:
@@ -48,7 +47,7 @@ __all__ = [
     "select_files",
 ]
 
-_log = structlog.get_logger("promptkit.workspace")
+_log = get_logger("promptkit.workspace")
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 _SNIFF_BYTES = 8192

@@ -16,9 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-import structlog
-
 from promptkit.errors import WorkspaceError
+from promptkit.logging import get_logger
 from promptkit.secrets import redact_secrets
 from promptkit.workspace.files import (
     DEFAULT_MAX_FILE_BYTES,
@@ -38,7 +37,7 @@ __all__ = [
     "scan_workspace",
 ]
 
-_log = structlog.get_logger("promptkit.workspace")
+_log = get_logger("promptkit.workspace")
 
 _CONFIG_READ_LIMIT = 256 * 1024
 _MAX_CONFIG_FILES = 40

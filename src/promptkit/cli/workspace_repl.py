@@ -1,0 +1,620 @@
+"""The workspace REPL: one prompt with a workspace digest, and the commands around it.
+
+`WorkspaceRepl` is a stdlib `cmd.Cmd` over a prompt that has a `WorkspaceDigestSection`:
+`optimize [session|global]` writes and stores the digest, `ask <message>` evaluates the prompt,
+`digest` says which digest a render would use and how current it is, `overrides` lists the
+stored overrides for the prompt, `history` lists the executed prompts and tool calls of the
+session with token usage. `promptkit repl` runs it for any such prompt; the code-review example
+subclasses it with its own `review` command and output formatting.
+
+The session is the one most recently stored for the workspace (as for `promptkit optimize` and
+`render`), held for the whole loop so a digest stored here is what a later `render` sees; a new
+session is stored only once a command has put something in it. Piped input works: without a
+terminal there is no prompt string and no banner, so stdout holds only what the commands print.
+A command's promptkit error is one line on stderr and the loop goes on; the exit status is 1
+when any command failed, so a script can tell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cmd
+import inspect
+import json
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self, TextIO
+
+from promptkit.adapters import PromptResponse, ProviderAdapter
+from promptkit.adapters.loop import json_ready
+from promptkit.adapters.optimize import OptimizationScope
+from promptkit.adapters.selection import PROVIDER_NAMES, AdapterChoice, choose_adapter
+from promptkit.adapters.static import StaticAdapter
+from promptkit.cli.digest import _freshness_text, describe_age
+from promptkit.cli.optimize import Progress, existing_workspace
+from promptkit.cli.workspace_prompt import PromptFactory, bind_prompt, import_prompt_source
+from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
+from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
+from promptkit.overrides import LocalPromptOverridesStore, SharedSectionOverride
+from promptkit.overrides.check import EntryState, entry_states, shared_states
+from promptkit.prompt import Prompt, PromptOverride, SectionOverride
+from promptkit.secrets import redact_secrets
+from promptkit.session import (
+    PromptExecuted,
+    Session,
+    SessionAttachment,
+    SessionStore,
+    ToolInvoked,
+)
+from promptkit.workspace.manifest import describe_workspace
+from promptkit.workspace.vfs import VfsFile, VfsMount
+
+_PARAMS_SHOWN = 70
+
+
+def add_repl_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool) -> None:
+    """PATH, the provider options and the store options of a REPL; `--prompt` when asked."""
+    parser.add_argument(
+        "path", nargs="?", default=".", metavar="PATH", help="workspace directory (default: .)"
+    )
+    if prompt_option:
+        parser.add_argument(
+            "--prompt",
+            metavar="MODULE:ATTR",
+            help="a Prompt with a workspace digest section, or a function (session, workspace)"
+            " -> Prompt (default: the built-in workspace prompt)",
+        )
+    parser.add_argument(
+        "--provider",
+        choices=PROVIDER_NAMES,
+        default="auto",
+        help="who answers and optimizes (default: auto: openai or anthropic when its API key is"
+        " set, else the offline static optimizer)",
+    )
+    parser.add_argument("--model", help="model name (default: one per provider)")
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="server of an OpenAI-compatible API (vLLM, Ollama, llama.cpp), or another endpoint",
+    )
+    parser.add_argument("--tag", default="latest", help="overrides tag (default: latest)")
+    parser.add_argument(
+        "--overrides-dir", metavar="DIR", help="overrides store root (default: PATH/overrides)"
+    )
+    parser.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="session state root (default: $PROMPTKIT_HOME or ~/.promptkit)",
+    )
+
+
+def run_repl(
+    args: argparse.Namespace,
+    *,
+    repl_type: type[WorkspaceRepl] | None = None,
+    prompt_source: Prompt[Any] | PromptFactory | None = None,
+) -> int:
+    """Open a REPL from parsed `add_repl_arguments` options and run it to the end.
+
+    `prompt_source` is used as given; without it `args.prompt` is imported (the built-in
+    workspace prompt when that is None too). Returns the exit status.
+    """
+    workspace = existing_workspace(args.path)
+    # Imported before any session is loaded: the prompt's module registers its slice types.
+    source = (
+        prompt_source
+        if prompt_source is not None
+        else import_prompt_source(getattr(args, "prompt", None))
+    )
+    choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
+    overrides_dir = Path(args.overrides_dir) if args.overrides_dir else workspace / "overrides"
+    repl = (repl_type or WorkspaceRepl).open(
+        ReplSetup(
+            workspace=workspace,
+            prompt_source=source,
+            choice=choice,
+            overrides=LocalPromptOverridesStore(overrides_dir),
+            tag=args.tag,
+            state=SessionStore(args.state_dir),
+        )
+    )
+    with repl:
+        try:
+            return repl.run()
+        except BrokenPipeError:
+            # The reader went away (`... | head`): stop quietly. stdout is pointed at devnull
+            # so the interpreter's own flush at exit does not fail with a traceback either.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 1
+
+
+@dataclass(frozen=True)
+class ReplSetup:
+    """What a REPL works on: the workspace, the prompt (or its factory), the chosen adapter,
+    the overrides store and tag, and the session store."""
+
+    workspace: Path
+    prompt_source: Prompt[Any] | PromptFactory
+    choice: AdapterChoice
+    overrides: LocalPromptOverridesStore
+    tag: str
+    state: SessionStore
+
+
+class WorkspaceRepl(cmd.Cmd):
+    """The loop; see the module doc. Build it with `open`, run it with `run`, close it (or use
+    it as a context manager) to release the session. Subclasses add `do_<name>` commands and
+    may override `format_response`."""
+
+    # Commands accepted but not listed by `help`.
+    hidden_commands: frozenset[str] = frozenset({"EOF", "exit"})
+
+    def __init__(
+        self,
+        setup: ReplSetup,
+        session: Session,
+        *,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
+        stderr: TextIO | None = None,
+    ) -> None:
+        """Use `open`: it loads the session and binds the prompt."""
+        input_stream = stdin if stdin is not None else sys.stdin
+        self.output: TextIO = stdout if stdout is not None else sys.stdout
+        super().__init__(stdin=input_stream, stdout=self.output)
+        self.setup = setup
+        self.session = session
+        self.stderr = stderr if stderr is not None else sys.stderr
+        # input() gives line editing and history, but it reads sys.stdin only.
+        self.is_interactive = input_stream is sys.stdin and input_stream.isatty()
+        self.use_rawinput = self.is_interactive
+        self.prompt = "promptkit> " if self.is_interactive else ""
+        self.failures = 0
+        self._attachment: SessionAttachment | None = None
+        self._prompt = self._bound_prompt()
+        self._copied_fingerprint = _fingerprint(setup.workspace)
+
+    @classmethod
+    def open(
+        cls,
+        setup: ReplSetup,
+        *,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
+        stderr: TextIO | None = None,
+    ) -> Self:
+        """Load the workspace's latest stored session (or start one) and bind the prompt.
+
+        A stored session is attached at once, so a session another process is recording fails
+        here (SessionError) rather than after work was done. PromptValidationError when the
+        prompt has no `WorkspaceDigestSection`.
+        """
+        stored = setup.state.latest(setup.workspace)
+        session = stored if stored is not None else Session()
+        repl = cls(setup, session, stdin=stdin, stdout=stdout, stderr=stderr)
+        # Attached after binding: the workspace copy the prompt puts in the session is not
+        # persisted, and recording it would only log that.
+        if stored is not None:
+            repl._keep_session()
+        return repl
+
+    # -- running ----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Read and run commands until `quit` or end of input; 1 when any command failed."""
+        intro = self.banner() if self.is_interactive else None
+        while True:
+            try:
+                self.cmdloop(intro)
+            except KeyboardInterrupt:
+                # Ctrl-C at the prompt drops the line being typed; it does not end the loop.
+                self.say("")
+                intro = None
+                continue
+            break
+        return 1 if self.failures else 0
+
+    def close(self) -> None:
+        """Stop recording the session (its files stay for the next REPL or `render`)."""
+        if self._attachment is not None:
+            self._attachment.close()
+            self._attachment = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def banner(self) -> str:
+        """What an interactive loop shows first: the prompt, the workspace, the provider."""
+        prompt = self._prompt
+        return (
+            f"{prompt.display_name} ({prompt.ns}/{prompt.key}) over {self.setup.workspace}\n"
+            f"provider: {self.setup.choice.reason}\n"
+            f"overrides: {self.setup.overrides.root}, tag {self.setup.tag}\n"
+            "type `help` for the commands, `quit` or Ctrl-D to leave"
+        )
+
+    def onecmd(self, line: str) -> bool:
+        stripped = line.strip()
+        # Comment lines let a piped script explain itself.
+        if stripped.startswith("#"):
+            return False
+        try:
+            return super().onecmd(stripped)
+        except PromptkitError as error:
+            self.fail(str(error))
+        except KeyboardInterrupt:
+            self.fail("interrupted; nothing more was done for this command")
+        return False
+
+    def emptyline(self) -> bool:
+        # cmd repeats the last command on an empty line; re-running an optimize or a paid
+        # evaluation by pressing Enter would be a surprise.
+        return False
+
+    def default(self, line: str) -> None:
+        name = line.split(maxsplit=1)[0] if line.split() else line
+        self.failures += 1
+        self.say(f"unknown command {name!r}")
+        self.say(self.command_table())
+
+    def say(self, text: str) -> None:
+        """Write `text` and a newline to the REPL's output."""
+        self.stdout.write(f"{text}\n")
+        self.stdout.flush()
+
+    def fail(self, message: str) -> None:
+        """Report a failed command as one line on stderr; the loop goes on."""
+        self.failures += 1
+        one_line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+        self.stderr.write(f"error: {redact_secrets(one_line)}\n")
+        self.stderr.flush()
+
+    # -- help -------------------------------------------------------------------------------
+
+    def do_help(self, arg: str) -> None:
+        """help [COMMAND]: list the commands, or show what one does."""
+        name = arg.strip()
+        if not name:
+            self.say(self.command_table())
+            return
+        handler = getattr(self, f"do_{name}", None)
+        if handler is None or name in self.hidden_commands:
+            self.failures += 1
+            self.say(f"no command {name!r}")
+            self.say(self.command_table())
+            return
+        self.say(inspect.cleandoc(handler.__doc__ or name))
+
+    def command_table(self) -> str:
+        """One line per command: its usage and what it does."""
+        rows = []
+        for name in self.command_names():
+            doc = (getattr(self, f"do_{name}").__doc__ or name).strip()
+            usage, _, summary = doc.splitlines()[0].partition(": ")
+            rows.append((usage, summary))
+        width = max(len(usage) for usage, _ in rows)
+        lines = ["commands:"]
+        lines += [f"  {usage.ljust(width)}  {summary}".rstrip() for usage, summary in rows]
+        return "\n".join(lines)
+
+    def command_names(self) -> list[str]:
+        """The listed commands, in the order `help` shows them (`help` and `quit` last)."""
+        names = sorted(
+            name[3:]
+            for name in self.get_names()
+            if name.startswith("do_") and name[3:] not in self.hidden_commands
+        )
+        last = [name for name in ("help", "quit") if name in names]
+        return [name for name in names if name not in last] + last
+
+    # -- leaving ----------------------------------------------------------------------------
+
+    def do_quit(self, arg: str) -> bool:
+        """quit: leave (Ctrl-D and the end of piped input do the same)."""
+        return True
+
+    def do_exit(self, arg: str) -> bool:
+        """exit: leave, like quit."""
+        return True
+
+    def do_EOF(self, arg: str) -> bool:  # noqa: N802 (cmd dispatches end of input as "EOF")
+        """End of input: leave."""
+        if self.is_interactive:
+            self.say("")
+        return True
+
+    # -- optimize ---------------------------------------------------------------------------
+
+    def do_optimize(self, arg: str) -> None:
+        """optimize [session|global]: write the workspace digest and store it.
+
+        session (the default) keeps the digest in this workspace's session, where `render` and
+        the next REPL find it. global writes it into the overrides folder under the tag (as
+        this prompt's override and as the shared digest any prompt with the same digest
+        section finds) and clears the session's digest so the override is used.
+        """
+        words = arg.split()
+        if len(words) > 1 or (words and words[0] not in ("session", "global")):
+            self.fail(f"optimize takes session or global, got {arg.strip()!r}")
+            return
+        scope = OptimizationScope(words[0] if words else "session")
+        adapter = self.setup.choice.adapter
+        progress = Progress(self.output, live=self.is_interactive)
+        progress.say(
+            f"optimizing the workspace digest ({scope} scope) with {_adapter_label(adapter)}"
+        )
+        run_session = Session()
+        stop_progress = run_session.subscribe(progress.on_event)
+        stop_forwarding = run_session.subscribe(self._record_in_history)
+        try:
+            result = adapter.optimize(
+                self._prompt,
+                store_scope=scope,
+                overrides_store=self.setup.overrides,
+                overrides_tag=self.setup.tag,
+                session=self.session,
+                optimization_session=run_session,
+            )
+        finally:
+            stop_forwarding()
+            stop_progress()
+            progress.end_status()
+            self._keep_session()
+        usage = result.response.usage
+        progress.done(len(result.response.tool_calls), usage.input_tokens, usage.output_tokens)
+        self.say(f"stored the {result.section_key!r} digest ({len(result.digest)} characters) in:")
+        for where in self._storage_places(scope, result.section_key):
+            self.say(f"  {where}")
+        self.say("`digest` shows it")
+
+    def _storage_places(self, scope: OptimizationScope, section_key: str) -> list[str]:
+        if scope is OptimizationScope.SESSION:
+            state = self.setup.state
+            folder = state.session_dir(self.setup.workspace, self.session.session_id)
+            return [f"session {self.session.session_id} ({folder})"]
+        overrides = self.setup.overrides
+        prompt = self._prompt
+        return [
+            str(overrides.prompt_file(prompt.ns, prompt.key, self.setup.tag)),
+            f"{overrides.shared_file(section_key, self.setup.tag)} (shared by every prompt with"
+            f" a {section_key!r} section)",
+        ]
+
+    def _record_in_history(self, event: object) -> None:
+        # The optimization runs on a session of its own; its tool calls and answer are copied
+        # here so `history` shows what was spent, while its workspace copy and plan are not.
+        if isinstance(event, ToolInvoked | PromptExecuted):
+            self.session.dispatch(event)
+
+    # -- evaluating -------------------------------------------------------------------------
+
+    def do_ask(self, arg: str) -> None:
+        """ask MESSAGE: evaluate the prompt with MESSAGE as the user's turn; print the answer."""
+        message = arg.strip()
+        if not message:
+            self.fail("ask needs a message, for example: ask where are the tests?")
+            return
+        response = self.evaluate(command="ask", user_message=message)
+        self.say(self.format_response(response))
+
+    def evaluate(
+        self, *params: Any, command: str, user_message: str | None = None
+    ) -> PromptResponse[Any]:
+        """Evaluate the prompt with `params`, recording it in the session; ProviderError saying
+        how to configure a model when the REPL has none. `command` names the REPL command."""
+        adapter = self.setup.choice.adapter
+        if isinstance(adapter, StaticAdapter):
+            raise ProviderError(
+                f"`{command}` needs a model, and this REPL has none ({self.setup.choice.reason});"
+                " set OPENAI_API_KEY or ANTHROPIC_API_KEY and start again with --provider auto,"
+                " or start again with --base-url URL of a local OpenAI-compatible server (vLLM,"
+                " Ollama, llama.cpp); optimize, digest, overrides and history work offline"
+            )
+        self._refresh_workspace_copy()
+        try:
+            return adapter.evaluate(
+                self._prompt,
+                *params,
+                session=self.session,
+                overrides_store=self.setup.overrides,
+                overrides_tag=self.setup.tag,
+                user_message=user_message,
+            )
+        finally:
+            self._keep_session()
+
+    def format_response(self, response: PromptResponse[Any]) -> str:
+        """The answer as printed: the structured output as JSON (else the text), then usage."""
+        if response.output is None:
+            body = response.text.strip()
+        else:
+            body = json.dumps(json_ready(response.output), indent=2, ensure_ascii=False)
+        return f"{body}\n\n({usage_line(response)})"
+
+    def _refresh_workspace_copy(self) -> None:
+        # The workspace section copies the files once; a review after an edit must see the edit.
+        fingerprint = _fingerprint(self.setup.workspace)
+        if fingerprint == self._copied_fingerprint:
+            return
+        self.session.clear_slice(VfsFile)
+        self.session.clear_slice(VfsMount)
+        self._prompt = self._bound_prompt()
+        self._copied_fingerprint = fingerprint
+
+    # -- digest -----------------------------------------------------------------------------
+
+    def do_digest(self, arg: str) -> None:
+        """digest: show the digest a render would use now, its origin, age and freshness."""
+        resolution = resolve_workspace_digest(
+            self._prompt, overrides_store=self.setup.overrides, tag=self.setup.tag
+        )
+        lines = [
+            f"section:   {resolution.section_key}",
+            f"origin:    {self._origin_text(resolution)}",
+        ]
+        if resolution.updated_at is not None:
+            age = describe_age(datetime.now(UTC) - resolution.updated_at)
+            lines.append(f"updated:   {resolution.updated_at.isoformat()} ({age} ago)")
+        if resolution.author is not None:
+            lines.append(f"author:    {resolution.author}")
+        lines.append(f"freshness: {_freshness_text(resolution)}")
+        lines += ["", resolution.body]
+        self.say("\n".join(lines))
+
+    def _origin_text(self, resolution: DigestResolution) -> str:
+        overrides, tag, prompt = self.setup.overrides, self.setup.tag, self._prompt
+        if resolution.origin == "session":
+            return f"session ({self.session.session_id})"
+        if resolution.origin == "override":
+            return f"override ({overrides.prompt_file(prompt.ns, prompt.key, tag)})"
+        if resolution.origin == "shared-override":
+            return f"shared override ({overrides.shared_file(resolution.section_key, tag)})"
+        return "placeholder (no digest yet: run `optimize session` or `optimize global`)"
+
+    # -- overrides --------------------------------------------------------------------------
+
+    def do_overrides(self, arg: str) -> None:
+        """overrides: list the stored overrides of this prompt (every tag) and which apply."""
+        prompt = self._prompt
+        store = self.setup.overrides
+        found = [
+            value
+            for value in store.list_overrides()
+            if (
+                isinstance(value, PromptOverride)
+                and (value.ns, value.prompt_key) == (prompt.ns, prompt.key)
+            )
+            or (isinstance(value, SharedSectionOverride) and shared_states([prompt], value))
+        ]
+        if not found:
+            self.say(
+                f"no overrides for {prompt.ns}/{prompt.key} under {store.root}"
+                " (`optimize global` writes the digest there)"
+            )
+            return
+        heading = f"overrides for {prompt.ns}/{prompt.key} under {store.root}"
+        lines = [f"{heading} (in use: tag {self.setup.tag})"]
+        for value in found:
+            if isinstance(value, SharedSectionOverride):
+                lines.append(f"tag {value.tag}, shared {value.section_key}: {value.location}")
+                for state in shared_states([prompt], value):
+                    lines.append(_entry_line(state, value.entry))
+                continue
+            lines.append(f"tag {value.tag}: {value.location}")
+            for state in entry_states(prompt, value):
+                entry = value.sections.get(tuple(state.name.split("/")))
+                lines.append(_entry_line(state, entry if state.table == "sections" else None))
+        self.say("\n".join(lines))
+
+    # -- history ----------------------------------------------------------------------------
+
+    def do_history(self, arg: str) -> None:
+        """history: list the session's executed prompts and tool calls, with token usage."""
+        executed = self.session.select_all(PromptExecuted)
+        calls = self.session.select_all(ToolInvoked)
+        if not executed and not calls:
+            self.say("no prompts executed in this session yet")
+            return
+        self.say("\n".join(history_lines(executed, calls)))
+
+    # -- session and prompt -----------------------------------------------------------------
+
+    def _bound_prompt(self) -> Prompt[Any]:
+        prompt = bind_prompt(self.setup.prompt_source, self.session, self.setup.workspace)
+        if not isinstance(prompt.find_section(WorkspaceDigestSection), WorkspaceDigestSection):
+            raise PromptValidationError(
+                f"prompt {prompt.ns}/{prompt.key} has no WorkspaceDigestSection: the REPL works"
+                " on a prompt's workspace digest; add WorkspaceDigestSection(session=session)"
+            )
+        return prompt
+
+    def _keep_session(self) -> None:
+        # A new session is stored only once a command put something in it: storing it at start
+        # would make an empty session the workspace's latest, hiding an older one's digest.
+        if self._attachment is None:
+            self._attachment = self.setup.state.attach(self.session, self.setup.workspace)
+
+
+def usage_line(response: PromptResponse[Any]) -> str:
+    """`provider model, N tool calls, I input / O output tokens` for one response."""
+    calls = len(response.tool_calls)
+    return (
+        f"{response.provider} {response.model}, {calls} tool call{'' if calls == 1 else 's'},"
+        f" {_tokens(response.usage.input_tokens, response.usage.output_tokens)}"
+    )
+
+
+def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoked]) -> list[str]:
+    """Each executed prompt with the tool calls made for it, oldest first.
+
+    A tool call belongs to the next answer of the same prompt; calls with no answer after them
+    (an evaluation that failed) are listed last.
+    """
+    pending = sorted(calls, key=lambda call: call.invoked_at)
+    lines: list[str] = []
+    for number, answer in enumerate(sorted(executed, key=lambda e: e.executed_at), start=1):
+        mine = [
+            call
+            for call in pending
+            if (call.prompt_ns, call.prompt_key) == (answer.prompt_ns, answer.prompt_key)
+            and call.invoked_at <= answer.executed_at
+        ]
+        pending = [call for call in pending if call not in mine]
+        lines.append(
+            f"{number}. {answer.executed_at.isoformat(timespec='seconds')}"
+            f" {answer.prompt_ns}/{answer.prompt_key}: {answer.provider} {answer.model},"
+            f" {len(mine)} tool call{'' if len(mine) == 1 else 's'},"
+            f" {_tokens(answer.input_tokens, answer.output_tokens, answer.cached_tokens)},"
+            f" {answer.duration_s:.2f}s"
+        )
+        lines += [_call_line(call) for call in mine]
+    if pending:
+        lines.append("tool calls of evaluations that did not finish:")
+        lines += [_call_line(call) for call in pending]
+    return lines
+
+
+def _call_line(call: ToolInvoked) -> str:
+    params = json.dumps(call.params, ensure_ascii=False, sort_keys=True)
+    if len(params) > _PARAMS_SHOWN:
+        params = params[: _PARAMS_SHOWN - 3] + "..."
+    outcome = "ok" if call.success else "failed"
+    return f"   tool {call.name} {params} {outcome} ({call.duration_s:.2f}s)"
+
+
+def _tokens(input_tokens: int | None, output_tokens: int | None, cached: int | None = None) -> str:
+    if input_tokens is None and output_tokens is None:
+        return "tokens not reported"
+    text = f"{_count(input_tokens)} input / {_count(output_tokens)} output tokens"
+    return f"{text} ({cached} cached)" if cached else text
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else str(value)
+
+
+def _entry_line(state: EntryState, entry: SectionOverride | None) -> str:
+    status = "applies" if state.status == "fresh" else f"NOT APPLIED: {state.describe()}"
+    line = f'  {state.table}."{state.name}": {status}'
+    if entry is not None:
+        model = f" ({entry.source.model})" if entry.source.model else ""
+        line += f"; by {entry.source.kind}{model}, {entry.updated_at.isoformat()}"
+    return line
+
+
+def _adapter_label(adapter: ProviderAdapter) -> str:
+    if isinstance(adapter, StaticAdapter):
+        return "the static optimizer (no model)"
+    return f"{adapter.provider} {adapter.model}"
+
+
+def _fingerprint(workspace: Path) -> str | None:
+    return describe_workspace(workspace).fingerprint

@@ -1,0 +1,187 @@
+"""The library loop, `WorkspaceRepl`, run in this process with its streams given: what a review
+sees after an edit, how the session is stored, and `promptkit repl` for any prompt."""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from promptkit.adapters import OpenAIAdapter
+from promptkit.adapters.selection import AdapterChoice, choose_adapter
+from promptkit.cli.workspace_repl import ReplSetup, WorkspaceRepl
+from promptkit.digest import WorkspaceDigestSection
+from promptkit.errors import PromptValidationError
+from promptkit.overrides import LocalPromptOverridesStore
+from promptkit.prompt import Prompt, TextSection
+from promptkit.session import SessionStore
+from promptkit.testing import FakeProviderServer, Reply, ToolCall
+
+from .conftest import OPENAI_KEY, REPO_ROOT, offline_env, run_command
+
+
+@pytest.fixture
+def openai_choice(server: FakeProviderServer) -> Iterator[AdapterChoice]:
+    client = openai.OpenAI(
+        api_key=OPENAI_KEY,
+        base_url=server.openai_base_url,
+        max_retries=0,
+        timeout=10.0,
+        _strict_response_validation=True,
+    )
+    with client:
+        yield AdapterChoice(OpenAIAdapter(model="gpt-4.1-mini", client=client), "test client")
+
+
+def setup_for(repo: Path, state_dir: Path, choice: AdapterChoice, source: Any = None) -> ReplSetup:
+    from promptkit.cli.workspace_prompt import workspace_prompt
+
+    return ReplSetup(
+        workspace=repo,
+        prompt_source=source if source is not None else workspace_prompt,
+        choice=choice,
+        overrides=LocalPromptOverridesStore(repo / "overrides"),
+        tag="latest",
+        state=SessionStore(state_dir),
+    )
+
+
+def open_repl(setup: ReplSetup) -> tuple[WorkspaceRepl, io.StringIO, io.StringIO]:
+    out, err = io.StringIO(), io.StringIO()
+    repl = WorkspaceRepl.open(setup, stdin=io.StringIO(""), stdout=out, stderr=err)
+    return repl, out, err
+
+
+def test_ask_after_an_edit_reads_the_edited_file(
+    repo: Path, state_dir: Path, server: FakeProviderServer, openai_choice: AdapterChoice
+) -> None:
+    read_cli = ToolCall("vfs_read_file", {"path": "/src/demo/cli.py"})
+    server.enqueue(Reply.tool_calls(read_cli), Reply.text("first"))
+    server.enqueue(Reply.tool_calls(read_cli), Reply.text("second"))
+    repl, out, err = open_repl(setup_for(repo, state_dir, openai_choice))
+
+    with repl:
+        repl.onecmd("ask what does main return?")
+        (repo / "src/demo/cli.py").write_text("def main() -> int:\n    return 7\n")
+        repl.onecmd("ask and now?")
+
+    assert err.getvalue() == ""
+    tool_replies = [str(request.body["input"][-1]) for request in server.requests[1::2]]
+    assert "return 0" in tool_replies[0]
+    assert "return 7" in tool_replies[1]
+    assert "first" in out.getvalue()
+    assert "second" in out.getvalue()
+
+
+def test_a_new_session_is_stored_only_once_a_command_used_it(repo: Path, state_dir: Path) -> None:
+    store = SessionStore(state_dir)
+    repl, _, _ = open_repl(setup_for(repo, state_dir, choose_adapter("static", environ={})))
+
+    with repl:
+        repl.onecmd("digest")
+        repl.onecmd("overrides")
+        assert store.sessions(repo) == ()
+        repl.onecmd("optimize")
+
+    (stored,) = store.sessions(repo)
+    assert stored.session_id == repl.session.session_id
+
+
+def test_the_latest_stored_session_is_continued(repo: Path, state_dir: Path) -> None:
+    static = choose_adapter("static", environ={})
+    first, _, _ = open_repl(setup_for(repo, state_dir, static))
+    with first:
+        first.onecmd("optimize session")
+
+    second, out, _ = open_repl(setup_for(repo, state_dir, static))
+    with second:
+        second.onecmd("digest")
+
+    assert second.session.session_id == first.session.session_id
+    assert f"origin:    session ({first.session.session_id})" in out.getvalue()
+
+
+def test_a_prompt_without_a_digest_section_is_refused(repo: Path, state_dir: Path) -> None:
+    bare: Prompt[None] = Prompt(
+        ns="tests", key="bare", sections=(TextSection(title="Role", key="role"),)
+    )
+    setup = setup_for(repo, state_dir, choose_adapter("static", environ={}), bare)
+
+    with pytest.raises(PromptValidationError, match="has no WorkspaceDigestSection"):
+        open_repl(setup)
+
+
+def test_help_for_one_command_shows_its_whole_description(repo: Path, state_dir: Path) -> None:
+    repl, out, _ = open_repl(setup_for(repo, state_dir, choose_adapter("static", environ={})))
+
+    with repl:
+        repl.onecmd("help optimize")
+
+    assert out.getvalue().startswith("optimize [session|global]: write the workspace digest")
+    assert "\nsession (the default) keeps the digest" in out.getvalue()
+
+
+def test_promptkit_repl_runs_the_loop_for_a_prompt_given_by_reference(
+    repo: Path, state_dir: Path
+) -> None:
+    completed = run_command(
+        [
+            sys.executable,
+            "-m",
+            "promptkit",
+            "repl",
+            str(repo),
+            "--prompt",
+            "examples.code_reviewer_example:build_review_prompt",
+            "--state-dir",
+            str(state_dir),
+        ],
+        "optimize session\ndigest\nask anything\n",
+        cwd=REPO_ROOT,
+        env=offline_env(),
+    )
+
+    assert "origin:    session (" in completed.stdout
+    assert completed.stderr.startswith("error: `ask` needs a model")
+    assert completed.returncode == 1
+
+
+def test_promptkit_repl_uses_the_built_in_prompt_by_default(repo: Path, state_dir: Path) -> None:
+    completed = run_command(
+        [sys.executable, "-m", "promptkit", "repl", str(repo), "--state-dir", str(state_dir)],
+        "digest\nhelp\n",
+        cwd=repo,
+        env=offline_env(),
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    assert "origin:    placeholder" in completed.stdout
+    assert "\n  ask MESSAGE " in completed.stdout
+    assert "review" not in completed.stdout
+
+
+def test_the_digest_section_key_is_the_one_the_prompt_declares(repo: Path, state_dir: Path) -> None:
+    def keyed_prompt(session: Any, workspace: Path) -> Prompt[Any]:
+        from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
+
+        return Prompt(
+            ns="tests",
+            key="keyed",
+            sections=(
+                VfsWorkspaceSection(session=session, mounts=[HostMount(workspace)]),
+                WorkspaceDigestSection(session=session, key="repo-digest"),
+            ),
+        )
+
+    static = choose_adapter("static", environ={})
+    repl, out, _ = open_repl(setup_for(repo, state_dir, static, keyed_prompt))
+    with repl:
+        repl.onecmd("optimize global")
+
+    assert (repo / "overrides" / "_shared" / "repo-digest" / "latest.toml").is_file()
+    assert "stored the 'repo-digest' digest" in out.getvalue()
