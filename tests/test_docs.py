@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DOCS = sorted((REPO_ROOT / "docs").glob("*.md"))
+DOCS = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
 # Three or more backticks, closed by the same fence (as in CommonMark), so a snippet can hold a
 # line of ``` when its own fence is longer.
 PYTHON_BLOCK = re.compile(

@@ -74,6 +74,7 @@ _EXPORTS: dict[str, str] = {
             "SessionStore",
             "ToolInvoked",
             "append",
+            "register_in_memory_slice_type",
             "register_slice_type",
             "replace_latest",
             "upsert_by",
@@ -150,7 +151,6 @@ __all__ = sorted(_EXPORTS)
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
 
 if TYPE_CHECKING:
     from promptkit.adapters import (
@@ -257,6 +257,7 @@ if TYPE_CHECKING:
         SessionStore as SessionStore,
         ToolInvoked as ToolInvoked,
         append as append,
+        register_in_memory_slice_type as register_in_memory_slice_type,
         register_slice_type as register_slice_type,
         replace_latest as replace_latest,
         upsert_by as upsert_by,

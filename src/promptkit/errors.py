@@ -23,11 +23,14 @@ class OutputParseError(PromptkitError):
     """Model output did not parse into the prompt's output type.
 
     `raw_text` keeps the text exactly as the model produced it, for logging or a retry.
+    `response` is set by an adapter's `evaluate` to what the model's answer cost and did (a
+    `PromptResponse` with `output` None: tool calls, token usage, model); None elsewhere.
     """
 
     def __init__(self, message: str, *, raw_text: str) -> None:
         super().__init__(message)
         self.raw_text = raw_text
+        self.response: object | None = None
 
 
 class ToolValidationError(PromptkitError):

@@ -1,6 +1,7 @@
-"""Fixtures for the adapter tests: a FakeProviderServer and adapters built on the real SDK clients
-pointed at it, with strict response validation, for each wire API (`wire` is parametrised over
-OpenAI Responses, OpenAI Chat Completions and Anthropic Messages).
+"""Fixtures for the adapter tests: adapters built on the real SDK clients pointed at the shared
+FakeProviderServer (`server`, from tests/conftest.py), with strict response validation, for each
+wire API (`wire` is parametrised over OpenAI Responses, OpenAI Chat Completions and Anthropic
+Messages).
 
 Keys are recognisable fakes so tests can assert they never appear in an error or a log. Retries
 use the `retry_after` of scripted errors (milliseconds), and timeouts are short, so every test
@@ -155,12 +156,6 @@ def wire(request: pytest.FixtureRequest) -> Wire:
     """Each wire API in turn; narrow it with `parametrize("wire", [names], indirect=True)`."""
     chosen = request.param
     return chosen if isinstance(chosen, Wire) else Wire(chosen)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeProviderServer]:
-    with FakeProviderServer() as running:
-        yield running
 
 
 MakeAdapter = Callable[..., WireAdapter]

@@ -118,6 +118,43 @@ def test_bad_request_raises_provider_bad_request_error(
     assert server.request_count == 1
 
 
+def test_bad_request_message_claims_no_retries_because_none_were_made(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(Reply.error(400, "unknown parameter 'temprature'"))
+
+    with pytest.raises(ProviderBadRequestError) as raised:
+        make_adapter(max_retries=2).evaluate(PROMPT, session=Session())
+
+    assert server.request_count == 1
+    assert "HTTP 400 (request id" in str(raised.value)
+    assert "retr" not in str(raised.value)
+
+
+def test_rate_limit_message_counts_the_one_retry_the_sdk_made(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(*[Reply.error(429, "slow down", retry_after=RETRY_AFTER)] * 2)
+
+    with pytest.raises(ProviderRateLimitError) as raised:
+        make_adapter(max_retries=1).evaluate(PROMPT, session=Session())
+
+    assert server.request_count == 2
+    assert "HTTP 429 after 1 retry (request id" in str(raised.value)
+
+
+def test_rate_limit_without_retries_allowed_claims_none(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(Reply.error(429, "slow down", retry_after=RETRY_AFTER))
+
+    with pytest.raises(ProviderRateLimitError) as raised:
+        make_adapter(max_retries=0).evaluate(PROMPT, session=Session())
+
+    assert server.request_count == 1
+    assert "HTTP 429 (request id" in str(raised.value)
+
+
 def test_deadline_passed_while_waiting_raises_provider_timeout_error(
     wire, server: FakeProviderServer, make_adapter
 ) -> None:
@@ -151,6 +188,7 @@ def test_client_timeout_raises_provider_timeout_error(
         make_adapter(max_retries=0, timeout=0.2).evaluate(PROMPT, session=Session())
 
     assert "timed out" in str(raised.value)
+    assert "retr" not in str(raised.value)
 
 
 @pytest.mark.parametrize("deadline", [0, -1.0, float("nan"), float("inf"), timedelta(0)])

@@ -18,7 +18,7 @@ from promptkit import (
     ToolLoopLimitError,
     ToolResult,
 )
-from promptkit.adapters import DEFAULT_USER_MESSAGE, TokenUsage
+from promptkit.adapters import DEFAULT_USER_MESSAGE, PromptResponse, TokenUsage
 from promptkit.session import PromptExecuted, PromptRendered, Session, ToolInvoked
 from promptkit.testing import FakeProviderServer, Reply, ToolCall, Usage
 
@@ -158,6 +158,20 @@ def test_malformed_json_output_raises_output_parse_error_with_the_raw_text(
     assert raised.value.raw_text == "Sure! Here it is: {greeting: Ada"
     assert "Verdict" in str(raised.value)
     assert session.select_all(PromptExecuted) == ()
+
+
+def test_output_parse_error_carries_the_replys_usage_and_no_output(
+    wire, server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(Reply.text("not JSON", usage=Usage(input_tokens=31, output_tokens=7)))
+
+    with pytest.raises(OutputParseError) as raised:
+        make_adapter().evaluate(STRUCTURED_PROMPT, Greeting(name="Ada"), session=Session())
+
+    partial = raised.value.response
+    assert isinstance(partial, PromptResponse)
+    assert (partial.text, partial.output, partial.model) == ("not JSON", None, wire.model)
+    assert partial.usage == TokenUsage(input_tokens=31, output_tokens=7, cached_tokens=0)
 
 
 def test_two_round_tool_loop_runs_every_call_and_sends_each_result_back(

@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
+from structlog.testing import capture_logs
 
-from promptkit import MarkdownSection, OutputParseError, Prompt, PromptRenderError
+from promptkit import (
+    MarkdownSection,
+    OutputParseError,
+    Prompt,
+    PromptRenderError,
+    ProviderServerError,
+)
 from promptkit.adapters import ExecutionRecord, write_manifest
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, Usage
@@ -80,6 +87,22 @@ def test_manifest_records_a_provider_failure_with_its_error(
     assert str(manifest["error"]).startswith("ProviderServerError: ")
     assert "upstream exploded" in str(manifest["error"])
     assert manifest["artifacts"] == []
+
+
+def test_unwritable_output_dir_leaves_the_evaluations_own_error_to_the_caller(
+    server: FakeProviderServer, make_adapter, tmp_path: Path
+) -> None:
+    server.enqueue(Reply.error(500, "upstream exploded"))
+    not_a_directory = tmp_path / "taken"
+    not_a_directory.write_text("a file where the output directory should be")
+
+    with capture_logs() as logs, pytest.raises(ProviderServerError, match="upstream exploded"):
+        make_adapter().evaluate(
+            PROMPT, Topic(topic="tides"), session=Session(), output_dir=not_a_directory
+        )
+
+    failed = [log for log in logs if log["event"] == "execution_record_failed"]
+    assert [log["output_dir"] for log in failed] == [str(not_a_directory)]
 
 
 def test_manifest_of_an_unparsable_reply_keeps_the_raw_output(

@@ -1,6 +1,5 @@
 """Fixtures for the digest tests: real git repositories in tmp_path and a real overrides store."""
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -8,14 +7,7 @@ import pytest
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.session import Session
 
-GIT_IDENTITY = ("-c", "user.name=Digest Test", "-c", "user.email=digest@example.invalid")
-
-
-def git(repo: Path, *args: str) -> str:
-    completed = subprocess.run(
-        ["git", *GIT_IDENTITY, *args], cwd=repo, check=True, capture_output=True, text=True
-    )
-    return completed.stdout.strip()
+from ..conftest import committed_repo, git
 
 
 def commit_file(repo: Path, name: str, text: str) -> str:
@@ -30,11 +22,8 @@ def commit_file(repo: Path, name: str, text: str) -> str:
 
 @pytest.fixture
 def git_repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    commit_file(repo, "README.md", "# Demo\n")
-    return repo
+    """A git repository holding only a README, in one commit."""
+    return committed_repo(tmp_path / "repo", {"README.md": "# Demo\n"})
 
 
 @pytest.fixture

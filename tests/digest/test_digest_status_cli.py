@@ -1,7 +1,9 @@
-"""`promptkit digest status`: origin, age and freshness, read from real stores on disk."""
+"""`promptkit digest status`: origin, age and freshness, read from real stores on disk; the
+prompt named by `--prompt` in each form a reference can take, and bad references."""
 
 import argparse
 import importlib
+import os
 import uuid
 from pathlib import Path
 
@@ -14,7 +16,23 @@ from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import OverrideAuthor
 from promptkit.session import Session, SessionStore
 
+from ..conftest import REPO_ROOT, offline_env, run_promptkit
 from .conftest import commit_file
+
+DEMO_PROMPTS = """\
+from promptkit.digest import WorkspaceDigestSection
+from promptkit.prompt import Prompt
+from promptkit.session import Session
+
+
+def build():
+    return Prompt(ns="demo", key="review", sections=(WorkspaceDigestSection(session=Session()),))
+
+
+PROMPT = build()
+"""
+"""A module with a digest prompt `demo/review`, bound to a session of its own, as a ready Prompt
+(`PROMPT`) and as a factory without arguments (`build`)."""
 
 
 def run_status(*argv: str) -> int:
@@ -23,6 +41,15 @@ def run_status(*argv: str) -> int:
     args = parser.parse_args(["digest", "status", *argv])
     status: int = args.handler(args)
     return status
+
+
+def prompt_module(folder: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> str:
+    """Write `source` as a module of a unique name into `folder`, make it importable, and
+    return the name (unique, so no test sees another's module in sys.modules)."""
+    module = f"digest_status_prompts_{uuid.uuid4().hex}"
+    (folder / f"{module}.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    return module
 
 
 def store_session_digest(state: Path, workspace: Path, body: str) -> Session:
@@ -95,16 +122,8 @@ def test_status_with_a_prompt_reports_its_own_override(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    module = f"digest_status_prompt_{uuid.uuid4().hex}"
-    (tmp_path / f"{module}.py").write_text(
-        "from promptkit.digest import WorkspaceDigestSection\n"
-        "from promptkit.prompt import Prompt\n"
-        "from promptkit.session import Session\n"
-        "PROMPT = Prompt(ns='demo', key='review',"
-        " sections=(WorkspaceDigestSection(session=Session()),))\n"
-    )
+    module = prompt_module(tmp_path, monkeypatch, DEMO_PROMPTS)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
     prompt = importlib.import_module(module).PROMPT
     overrides = tmp_path / "custom-overrides"
     LocalPromptOverridesStore(overrides).set_section_override(
@@ -131,13 +150,13 @@ def test_status_with_a_prompt_reports_its_own_override(
 def test_status_of_a_prompt_without_a_digest_section_is_a_clear_error(
     git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    module = f"digest_status_plain_{uuid.uuid4().hex}"
-    (tmp_path / f"{module}.py").write_text(
+    module = prompt_module(
+        tmp_path,
+        monkeypatch,
         "from promptkit.prompt import Prompt, TextSection\n"
         "PROMPT = Prompt(ns='demo', key='plain',"
-        " sections=(TextSection(title='Role', key='role', text='Be brief.'),))\n"
+        " sections=(TextSection(title='Role', key='role', text='Be brief.'),))\n",
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
 
     with pytest.raises(PromptValidationError, match="no WorkspaceDigestSection"):
         run_status(
@@ -147,6 +166,88 @@ def test_status_of_a_prompt_without_a_digest_section_is_a_clear_error(
             "--state-dir",
             str(tmp_path / "state"),
         )
+
+
+def test_status_binds_a_factory_of_session_and_workspace_to_the_stored_session(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    reference = "examples.code_reviewer_example:build_review_prompt"
+    state = str(tmp_path / "state")
+    optimized = run_promptkit(
+        "optimize", str(git_repo), "--provider", "static", "--prompt", reference,
+        "--state-dir", state, cwd=REPO_ROOT,
+    )  # fmt: skip
+
+    result = run_promptkit(
+        "digest", "status", str(git_repo), "--prompt", reference, "--state-dir", state,
+        cwd=REPO_ROOT,
+    )  # fmt: skip
+
+    assert optimized.returncode == 0, optimized.stderr
+    assert result.returncode == 0, result.stderr
+    assert "prompt:    examples/code-review" in result.stdout
+    assert "origin:    session (" in result.stdout
+
+
+def test_status_binds_a_factory_without_arguments_to_the_stored_session(
+    git_repo: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    module = prompt_module(tmp_path, monkeypatch, DEMO_PROMPTS)
+    session = store_session_digest(tmp_path / "state", git_repo, "Digest.")
+
+    run_status(str(git_repo), "--prompt", f"{module}:build", "--state-dir", str(tmp_path / "state"))
+
+    out = capsys.readouterr().out
+    assert "prompt:    demo/review" in out
+    assert f"origin:    session ({session.session_id})" in out
+
+
+def test_status_finds_a_prompt_by_entry_point_name(git_repo: Path, tmp_path: Path) -> None:
+    dist_info = tmp_path / "site" / "review_app-1.0.dist-info"
+    dist_info.mkdir(parents=True)
+    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: review-app\nVersion: 1.0\n")
+    (dist_info / "entry_points.txt").write_text(
+        "[promptkit.prompts]\ncode-review = examples.code_reviewer_example:build_review_prompt\n",
+        encoding="utf-8",
+    )
+    pythonpath = os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")])
+    env = {**offline_env(), "PYTHONPATH": pythonpath}
+
+    result = run_promptkit(
+        "digest", "status", str(git_repo), "--prompt", "code-review",
+        "--state-dir", str(tmp_path / "state"), cwd=REPO_ROOT, env=env,
+    )  # fmt: skip
+
+    assert result.returncode == 0, result.stderr
+    assert "prompt:    examples/code-review" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ("no_such_module:PROMPT", "cannot import 'no_such_module'"),
+        ("promptkit.cli.workspace_prompt:MISSING", "has no attribute 'MISSING'"),
+        (
+            "promptkit.cli.workspace_prompt:DEFAULT_PROMPT_REFERENCE",
+            "is a str, not a Prompt or a function that returns one",
+        ),
+        ("unknown-name", "no prompt 'unknown-name' among the promptkit.prompts entry points"),
+    ],
+)
+def test_a_bad_prompt_reference_exits_2_with_a_clear_message(
+    git_repo: Path, tmp_path: Path, reference: str, message: str
+) -> None:
+    result = run_promptkit(
+        "digest", "status", str(git_repo), "--prompt", reference,
+        "--state-dir", str(tmp_path / "state"), cwd=tmp_path,
+    )  # fmt: skip
+
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_status_of_a_missing_path_is_a_clear_error(tmp_path: Path) -> None:

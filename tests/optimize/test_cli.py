@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from promptkit.adapters import ProviderAdapter
@@ -16,7 +14,8 @@ from promptkit.cli.optimize import Progress
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 
-from .conftest import git, make_prompt
+from ..conftest import git, offline_env, run_promptkit
+from .conftest import make_prompt
 
 FACTORY_MODULE = """\
 from promptkit.digest import WorkspaceDigestSection
@@ -46,21 +45,9 @@ def without_digest(session, workspace):
 
 
 def promptkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL")
-    }
-    env["PROMPTKIT_HOME"] = str(cwd / "promptkit-home")
-    return subprocess.run(
-        [sys.executable, "-m", "promptkit", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    """`python -m promptkit` offline, with its default state home inside `cwd`."""
+    env = {**offline_env(), "PROMPTKIT_HOME": str(cwd / "promptkit-home")}
+    return run_promptkit(*args, cwd=cwd, env=env)
 
 
 def digest_part(stdout: str) -> str:

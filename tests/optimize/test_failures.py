@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from promptkit.adapters import ProviderAdapter
 from promptkit.adapters.optimize import OptimizationScope
@@ -114,6 +115,20 @@ def test_failed_optimize_leaves_the_callers_session_and_override_files_unchanged
     digest = latest_workspace_digest(caller.session, "workspace-digest")
     assert digest is not None
     assert digest.body == PREVIOUS
+
+
+def test_unwritable_output_dir_leaves_the_optimizations_own_error_to_the_caller(
+    openai_adapter: ProviderAdapter, server: FakeProviderServer, caller: Caller, tmp_path: Path
+) -> None:
+    server.enqueue(Reply.json({"digest": ""}))
+    not_a_directory = tmp_path / "taken"
+    not_a_directory.write_text("a file where the output directory should be")
+
+    with capture_logs() as logs, pytest.raises(OptimizationError, match="empty digest"):
+        openai_adapter.optimize(caller.prompt, session=caller.session, output_dir=not_a_directory)
+
+    failed = [log for log in logs if log["event"] == "execution_record_failed"]
+    assert [log["output_dir"] for log in failed] == [str(not_a_directory)]
 
 
 def test_global_write_failing_half_way_puts_back_the_prompt_override(

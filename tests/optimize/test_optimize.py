@@ -21,7 +21,7 @@ from promptkit.names import KEY_PATTERN, is_valid_key
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import OverrideAuthor, Prompt, Section
 from promptkit.session import PromptExecuted, PromptRendered, Session, ToolInvoked
-from promptkit.testing import FakeProviderServer, Reply, ToolCall
+from promptkit.testing import FakeProviderServer, Reply, ToolCall, Usage
 
 from .conftest import OPENAI_MODEL, PROMPT_KEY, PROMPT_NS, git, make_prompt
 
@@ -214,6 +214,26 @@ def test_reply_that_does_not_parse_is_used_as_plain_text(
     stored = latest_workspace_digest(session, "workspace-digest")
     assert stored is not None
     assert stored.body == DIGEST
+
+
+def test_plain_text_reply_keeps_the_token_usage_of_the_run(
+    adapter: ProviderAdapter, server: FakeProviderServer, repo: Path
+) -> None:
+    session = Session()
+    server.enqueue(
+        Reply.tool_calls(
+            ToolCall("vfs_list_directory", {"path": "/"}),
+            usage=Usage(input_tokens=120, output_tokens=30),
+        ),
+        Reply.text(DIGEST, usage=Usage(input_tokens=200, output_tokens=40)),
+    )
+
+    result = adapter.optimize(make_prompt(session, repo), session=session)
+
+    assert result.response.output is None
+    usage = result.response.usage
+    assert (usage.input_tokens, usage.output_tokens) == (320, 70)
+    assert result.response.model == adapter.model
 
 
 @pytest.mark.parametrize("answer", [Reply.json({"digest": " \n "}), Reply.text("   ")])

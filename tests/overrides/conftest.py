@@ -6,8 +6,6 @@ different `intro` text changes the intro section's hash, which is how tests make
 stale without touching the override file.
 """
 
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,22 +133,6 @@ def store(tmp_path: Path) -> LocalPromptOverridesStore:
 def write_prompt_module(folder: Path, intro: str = INTRO) -> None:
     """Write `review_prompts.py` (defining PROMPT) into `folder`."""
     (folder / "review_prompts.py").write_text(PROMPT_MODULE.format(intro=intro), encoding="utf-8")
-
-
-def run_cli(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run `python -m promptkit <args>` in `cwd`, the way an operator or CI would."""
-    return subprocess.run(
-        [sys.executable, "-m", "promptkit", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def section_hash(prompt: Prompt[None], path: str) -> str:

@@ -8,7 +8,8 @@ import pytest
 
 from promptkit.overrides import LocalPromptOverridesStore
 
-from .conftest import review_prompt, run_cli, section_hash, stored, write_prompt_module
+from ..conftest import run_promptkit
+from .conftest import review_prompt, section_hash, stored, write_prompt_module
 
 REF = "review_prompts:PROMPT"
 
@@ -23,16 +24,26 @@ def _file(project: Path, tag: str = "latest") -> Path:
     return project / "overrides" / "reviewer" / "code-review" / f"{tag}.toml"
 
 
+def editor_env(project: Path, script: str) -> dict[str, str]:
+    """The environment with $EDITOR running `script` (which has `sys` and `Path` imported and
+    gets the draft's path as sys.argv[1]) and no $VISUAL, which would win over it."""
+    editor = project / "editor.py"
+    editor.write_text(f"import sys\nfrom pathlib import Path\n{script}", encoding="utf-8")
+    env = {**os.environ, "EDITOR": f"{sys.executable} {editor}"}
+    env.pop("VISUAL", None)
+    return env
+
+
 def test_check_exits_1_on_a_stale_file_and_0_after_set(project: Path) -> None:
     assert (
-        run_cli(
+        run_promptkit(
             "overrides", "set", "--prompt", REF, "--path", "intro", "--body", "Old.", cwd=project
         ).returncode
         == 0
     )
     write_prompt_module(project, intro="The intro after a code change.")
 
-    stale = run_cli("overrides", "check", "--prompt", REF, cwd=project)
+    stale = run_promptkit("overrides", "check", "--prompt", REF, cwd=project)
     assert stale.returncode == 1
     old_hash = section_hash(review_prompt(), "intro")
     new_hash = section_hash(review_prompt("The intro after a code change."), "intro")
@@ -42,23 +53,23 @@ def test_check_exits_1_on_a_stale_file_and_0_after_set(project: Path) -> None:
     assert old_hash in problem and new_hash in problem
 
     assert (
-        run_cli(
+        run_promptkit(
             "overrides", "set", "--prompt", REF, "--path", "intro", "--body", "New.", cwd=project
         ).returncode
         == 0
     )
-    clean = run_cli("overrides", "check", "--prompt", REF, cwd=project)
+    clean = run_promptkit("overrides", "check", "--prompt", REF, cwd=project)
     assert clean.returncode == 0, clean.stdout
     assert "0 problem(s) in 1 file(s)" in clean.stdout
 
 
 def test_check_reports_a_malformed_file_with_its_line_and_goes_on(project: Path) -> None:
-    run_cli("overrides", "seed", "--prompt", REF, cwd=project)
+    run_promptkit("overrides", "seed", "--prompt", REF, cwd=project)
     broken = project / "overrides" / "other" / "thing" / "latest.toml"
     broken.parent.mkdir(parents=True)
     broken.write_text('version = 1\nns = "other"\nprompt_key = "thing"\ntag = \n', encoding="utf-8")
 
-    result = run_cli("overrides", "check", "--prompt", REF, cwd=project)
+    result = run_promptkit("overrides", "check", "--prompt", REF, cwd=project)
 
     assert result.returncode == 1
     assert f"{Path('overrides/other/thing/latest.toml')} line 4: malformed TOML" in result.stdout
@@ -70,24 +81,24 @@ def test_check_reports_a_file_in_a_place_that_fits_no_prompt(project: Path) -> N
     stray.parent.mkdir()
     stray.write_text("version = 1\n", encoding="utf-8")
 
-    result = run_cli("overrides", "check", cwd=project)
+    result = run_promptkit("overrides", "check", cwd=project)
 
     assert result.returncode == 1
     assert "not an override file; expected <ns>/<prompt_key>/<tag>.toml" in result.stdout
 
 
 def test_check_of_a_folder_without_files_is_clean(project: Path) -> None:
-    result = run_cli("overrides", "check", cwd=project)
+    result = run_promptkit("overrides", "check", cwd=project)
 
     assert result.returncode == 0
     assert "0 problem(s) in 0 file(s)" in result.stdout
 
 
 def test_list_shows_section_tool_and_stale_counts(project: Path) -> None:
-    run_cli("overrides", "seed", "--prompt", REF, cwd=project)
+    run_promptkit("overrides", "seed", "--prompt", REF, cwd=project)
     write_prompt_module(project, intro="Changed.")
 
-    result = run_cli("overrides", "list", "--prompt", REF, cwd=project)
+    result = run_promptkit("overrides", "list", "--prompt", REF, cwd=project)
 
     assert result.returncode == 0
     header, row = result.stdout.splitlines()
@@ -104,10 +115,10 @@ def test_list_shows_section_tool_and_stale_counts(project: Path) -> None:
 
 
 def test_seed_then_show_lists_each_entry_and_whether_it_applies(project: Path) -> None:
-    seeded = run_cli("overrides", "seed", "--prompt", REF, cwd=project)
+    seeded = run_promptkit("overrides", "seed", "--prompt", REF, cwd=project)
     assert "seeded 3 section(s) and 1 tool(s)" in seeded.stdout
 
-    shown = run_cli("overrides", "show", "--prompt", REF, cwd=project)
+    shown = run_promptkit("overrides", "show", "--prompt", REF, cwd=project)
 
     assert shown.returncode == 0
     assert '[sections."intro/tone"] applies' in shown.stdout
@@ -119,7 +130,7 @@ def test_seed_then_show_lists_each_entry_and_whether_it_applies(project: Path) -
 def test_set_from_a_file_stores_its_text(project: Path) -> None:
     (project / "tone.md").write_text("Be brief.\nBe exact.\n", encoding="utf-8")
 
-    result = run_cli(
+    result = run_promptkit(
         "overrides",
         "set",
         "--prompt",
@@ -139,7 +150,7 @@ def test_set_from_a_file_stores_its_text(project: Path) -> None:
 def test_set_to_an_unknown_path_fails_with_a_clear_error_and_writes_nothing(
     project: Path,
 ) -> None:
-    result = run_cli(
+    result = run_promptkit(
         "overrides", "set", "--prompt", REF, "--path", "nowhere", "--body", "x", cwd=project
     )
 
@@ -149,17 +160,13 @@ def test_set_to_an_unknown_path_fails_with_a_clear_error_and_writes_nothing(
 
 
 def test_edit_opens_the_editor_on_the_current_text_and_stores_the_result(project: Path) -> None:
-    editor = project / "editor.py"
-    editor.write_text(
-        "import sys\nfrom pathlib import Path\n"
+    env = editor_env(
+        project,
         "draft = Path(sys.argv[1])\n"
         "draft.write_text(draft.read_text().upper() + '\\nEdited.\\n')\n",
-        encoding="utf-8",
     )
-    env = {**os.environ, "EDITOR": f"{sys.executable} {editor}"}
-    env.pop("VISUAL", None)
 
-    result = run_cli(
+    result = run_promptkit(
         "overrides", "edit", "--prompt", REF, "--path", "intro/tone", cwd=project, env=env
     )
 
@@ -169,16 +176,11 @@ def test_edit_opens_the_editor_on_the_current_text_and_stores_the_result(project
 
 
 def test_edit_that_adds_a_credential_is_refused_and_keeps_the_draft(project: Path) -> None:
-    editor = project / "editor.py"
-    editor.write_text(
-        "import sys\nfrom pathlib import Path\n"
-        "Path(sys.argv[1]).write_text('token ghp_' + 'a1B2c3D4e5' * 4)\n",
-        encoding="utf-8",
-    )
-    env = {**os.environ, "EDITOR": f"{sys.executable} {editor}"}
-    env.pop("VISUAL", None)
+    env = editor_env(project, "Path(sys.argv[1]).write_text('token ghp_' + 'a1B2c3D4e5' * 4)\n")
 
-    result = run_cli("overrides", "edit", "--prompt", REF, "--path", "intro", cwd=project, env=env)
+    result = run_promptkit(
+        "overrides", "edit", "--prompt", REF, "--path", "intro", cwd=project, env=env
+    )
 
     assert result.returncode == 2
     assert "github-token" in result.stderr
@@ -190,7 +192,7 @@ def test_edit_that_adds_a_credential_is_refused_and_keeps_the_draft(project: Pat
 
 
 def test_diff_shows_a_unified_diff_of_default_and_override(project: Path) -> None:
-    run_cli(
+    run_promptkit(
         "overrides",
         "set",
         "--prompt",
@@ -202,7 +204,7 @@ def test_diff_shows_a_unified_diff_of_default_and_override(project: Path) -> Non
         cwd=project,
     )
 
-    result = run_cli("overrides", "diff", "--prompt", REF, cwd=project)
+    result = run_promptkit("overrides", "diff", "--prompt", REF, cwd=project)
 
     assert result.returncode == 0
     assert "--- default reviewer/code-review intro/tone" in result.stdout
@@ -211,9 +213,9 @@ def test_diff_shows_a_unified_diff_of_default_and_override(project: Path) -> Non
 
 
 def test_rm_of_one_path_keeps_the_other_entries(project: Path) -> None:
-    run_cli("overrides", "seed", "--prompt", REF, cwd=project)
+    run_promptkit("overrides", "seed", "--prompt", REF, cwd=project)
 
-    result = run_cli("overrides", "rm", "--prompt", REF, "--path", "intro", cwd=project)
+    result = run_promptkit("overrides", "rm", "--prompt", REF, "--path", "intro", cwd=project)
 
     assert result.returncode == 0
     override = stored(LocalPromptOverridesStore(project / "overrides"), review_prompt())
@@ -221,10 +223,10 @@ def test_rm_of_one_path_keeps_the_other_entries(project: Path) -> None:
 
 
 def test_rm_of_the_whole_file_then_again_reports_nothing_to_remove(project: Path) -> None:
-    run_cli("overrides", "seed", "--prompt", REF, cwd=project)
+    run_promptkit("overrides", "seed", "--prompt", REF, cwd=project)
 
-    assert run_cli("overrides", "rm", "--prompt", REF, cwd=project).returncode == 0
-    again = run_cli("overrides", "rm", "--prompt", REF, cwd=project)
+    assert run_promptkit("overrides", "rm", "--prompt", REF, cwd=project).returncode == 0
+    again = run_promptkit("overrides", "rm", "--prompt", REF, cwd=project)
 
     assert not _file(project).exists()
     assert again.returncode == 1
@@ -244,7 +246,73 @@ def test_rm_of_the_whole_file_then_again_reports_nothing_to_remove(project: Path
 def test_a_bad_prompt_reference_fails_with_a_clear_error(
     project: Path, reference: str, message: str
 ) -> None:
-    result = run_cli("overrides", "show", "--prompt", reference, cwd=project)
+    result = run_promptkit("overrides", "show", "--prompt", reference, cwd=project)
+
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+FACTORIES = """\
+from review_prompts import PROMPT
+
+
+def without_arguments():
+    return PROMPT
+
+
+def session_only(session):
+    return PROMPT
+
+
+def broken():
+    raise RuntimeError("the settings file is missing")
+"""
+
+
+def test_check_accepts_a_factory_of_session_and_workspace(project: Path) -> None:
+    workspace_prompt = "promptkit.cli.workspace_prompt:workspace_prompt"
+    seeded = run_promptkit("overrides", "seed", "--prompt", workspace_prompt, cwd=project)
+
+    result = run_promptkit("overrides", "check", "--prompt", workspace_prompt, cwd=project)
+
+    assert seeded.returncode == 0, seeded.stderr
+    assert (project / "overrides" / "promptkit" / "workspace" / "latest.toml").is_file()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "overrides check: 0 problem(s) in 1 file(s)" in result.stdout
+    assert "was not found" not in result.stderr
+
+
+def test_a_factory_without_arguments_is_called(project: Path) -> None:
+    (project / "factories.py").write_text(FACTORIES, encoding="utf-8")
+
+    result = run_promptkit(
+        "overrides", "show", "--prompt", "factories:without_arguments", cwd=project
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "no overrides for reviewer/code-review tag latest" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        (
+            "factories:session_only",
+            "takes (session): a factory takes (session, workspace) or no arguments",
+        ),
+        (
+            "factories:broken",
+            "prompt factory factories:broken failed: RuntimeError: the settings file is missing",
+        ),
+    ],
+)
+def test_a_factory_that_cannot_give_a_prompt_fails_with_a_clear_error(
+    project: Path, reference: str, message: str
+) -> None:
+    (project / "factories.py").write_text(FACTORIES, encoding="utf-8")
+
+    result = run_promptkit("overrides", "check", "--prompt", reference, cwd=project)
 
     assert result.returncode == 2
     assert message in result.stderr
@@ -262,7 +330,7 @@ def test_prompts_of_the_entry_point_group_are_found_by_name(project: Path) -> No
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(project / "site"), os.environ.get("PYTHONPATH", "")]),
     }
-    run_cli(
+    run_promptkit(
         "overrides",
         "set",
         "--prompt",
@@ -276,7 +344,7 @@ def test_prompts_of_the_entry_point_group_are_found_by_name(project: Path) -> No
     )
     write_prompt_module(project, intro="Changed intro.")
 
-    result = run_cli("overrides", "check", cwd=project, env=env)
+    result = run_promptkit("overrides", "check", cwd=project, env=env)
 
     assert result.returncode == 1
     assert 'sections."intro": stale' in result.stdout

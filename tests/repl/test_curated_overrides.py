@@ -4,15 +4,12 @@
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
-from .conftest import EXAMPLE, REPO_ROOT, offline_env, run_command
+from ..conftest import REPO_ROOT, run_promptkit
+from .conftest import EXAMPLE
 
 CHECK = [
-    sys.executable,
-    "-m",
-    "promptkit",
     "overrides",
     "check",
     "--root",
@@ -23,7 +20,7 @@ CHECK = [
 
 
 def test_the_committed_overrides_pass_the_check() -> None:
-    completed = run_command(CHECK, "", cwd=REPO_ROOT, env=offline_env())
+    completed = run_promptkit(*CHECK, cwd=REPO_ROOT)
 
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "overrides check: 0 problem(s) in 2 file(s) under overrides" in completed.stdout
@@ -37,7 +34,7 @@ def test_the_check_fails_once_the_role_text_changes_in_the_code(tmp_path: Path) 
     assert edited != source
     (tmp_path / "examples" / EXAMPLE.name).write_text(edited, encoding="utf-8")
 
-    completed = run_command(CHECK, "", cwd=tmp_path, env=offline_env())
+    completed = run_promptkit(*CHECK, cwd=tmp_path)
 
     assert completed.returncode == 1
     assert 'sections."role": stale' in completed.stdout

@@ -4,7 +4,6 @@ sees after an edit, how the session is stored, and `promptkit repl` for any prom
 from __future__ import annotations
 
 import io
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,8 @@ from promptkit.prompt import Prompt, TextSection
 from promptkit.session import SessionStore
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 
-from .conftest import OPENAI_KEY, REPO_ROOT, offline_env, run_command
+from ..conftest import REPO_ROOT, run_promptkit
+from .conftest import OPENAI_KEY
 
 
 @pytest.fixture
@@ -129,21 +129,15 @@ def test_help_for_one_command_shows_its_whole_description(repo: Path, state_dir:
 def test_promptkit_repl_runs_the_loop_for_a_prompt_given_by_reference(
     repo: Path, state_dir: Path
 ) -> None:
-    completed = run_command(
-        [
-            sys.executable,
-            "-m",
-            "promptkit",
-            "repl",
-            str(repo),
-            "--prompt",
-            "examples.code_reviewer_example:build_review_prompt",
-            "--state-dir",
-            str(state_dir),
-        ],
-        "optimize session\ndigest\nask anything\n",
+    completed = run_promptkit(
+        "repl",
+        str(repo),
+        "--prompt",
+        "examples.code_reviewer_example:build_review_prompt",
+        "--state-dir",
+        str(state_dir),
         cwd=REPO_ROOT,
-        env=offline_env(),
+        stdin="optimize session\ndigest\nask anything\n",
     )
 
     assert "origin:    session (" in completed.stdout
@@ -152,11 +146,8 @@ def test_promptkit_repl_runs_the_loop_for_a_prompt_given_by_reference(
 
 
 def test_promptkit_repl_uses_the_built_in_prompt_by_default(repo: Path, state_dir: Path) -> None:
-    completed = run_command(
-        [sys.executable, "-m", "promptkit", "repl", str(repo), "--state-dir", str(state_dir)],
-        "digest\nhelp\n",
-        cwd=repo,
-        env=offline_env(),
+    completed = run_promptkit(
+        "repl", str(repo), "--state-dir", str(state_dir), cwd=repo, stdin="digest\nhelp\n"
     )
 
     assert completed.returncode == 0, completed.stderr

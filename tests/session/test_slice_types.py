@@ -20,6 +20,7 @@ from promptkit.session import (
     Session,
     SessionSnapshot,
     ToolInvoked,
+    register_in_memory_slice_type,
     register_slice_type,
 )
 
@@ -193,3 +194,29 @@ def test_a_type_has_only_one_name() -> None:
 def test_slice_type_names_follow_the_key_rule() -> None:
     with pytest.raises(SessionError, match="invalid slice type name"):
         register_slice_type("Bad/Name", Other)
+
+
+@dataclass(frozen=True)
+class Scribble:
+    text: str
+
+
+def test_declaring_a_type_in_memory_twice_is_allowed() -> None:
+    register_in_memory_slice_type(Scribble)
+    register_in_memory_slice_type(Scribble)
+
+
+def test_a_type_declared_in_memory_cannot_be_registered_for_persistence() -> None:
+    register_in_memory_slice_type(Scribble)
+    with pytest.raises(SessionError, match="either persisted or in-memory"):
+        register_slice_type("test-types.scribble", Scribble)
+
+
+def test_a_registered_type_cannot_be_declared_in_memory() -> None:
+    with pytest.raises(SessionError, match=re.escape("registered as 'test-types.task'")):
+        register_in_memory_slice_type(Task)
+
+
+def test_only_a_class_can_be_declared_in_memory() -> None:
+    with pytest.raises(SessionError, match="needs a class"):
+        register_in_memory_slice_type(Scribble("not a class"))  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ from promptkit.session import (
     PromptRendered,
     Session,
     SessionStore,
+    register_in_memory_slice_type,
     register_slice_type,
     replace_latest,
     resolve_state_root,
@@ -39,8 +40,14 @@ class Transient:
     text: str
 
 
+@dataclass(frozen=True)
+class Scratch:
+    text: str
+
+
 register_slice_type("test-store.entry", Entry)
 register_slice_type("test-store.focus", Focus)
+register_in_memory_slice_type(Scratch)
 
 WHEN = datetime(2025, 3, 4, 5, 6, 7, tzinfo=UTC)
 PROC_FDS = Path("/proc/self/fd")
@@ -408,6 +415,19 @@ def test_unregistered_slices_are_kept_in_memory_only_with_a_warning(
     loaded = store.load(workspace, "mixed")
     assert loaded.select_all(Transient) == ()
     assert loaded.select_all(Entry) == (Entry(1, "kept"),)
+
+
+def test_slices_declared_in_memory_are_neither_recorded_nor_warned_about(
+    store: SessionStore, workspace: Path
+) -> None:
+    session = Session(session_id="declared")
+    with capture_logs() as logs, store.attach(session, workspace):
+        session.dispatch(Scratch("a"))
+        session.dispatch(Transient("b"))
+    warnings = [log for log in logs if log["event"] == "session_slice_not_persisted"]
+    assert [w["slice_type"] for w in warnings] == ["Transient"]
+    assert session.select_all(Scratch) == (Scratch("a"),)
+    assert store.load(workspace, "declared").select_all(Scratch) == ()
 
 
 def test_promptkit_events_are_recorded_by_every_store(store: SessionStore, workspace: Path) -> None:

@@ -1,5 +1,6 @@
-"""Fixtures for the FakeProviderServer tests: a running server and the real SDK clients pointed
-at it with strict response validation, so a reply the SDKs would not accept fails the test.
+"""Fixtures for the FakeProviderServer tests: the real SDK clients pointed at the shared running
+server (`server`, from tests/conftest.py) with strict response validation, so a reply the SDKs
+would not accept fails the test.
 
 Tests use `client.api_key` to know the key; Anthropic tests use claude-haiku-4-5 because the SDK
 warns on every call to a model in its deprecated list.
@@ -17,12 +18,6 @@ OPENAI_KEY = "sk-test-openai-0123456789"
 ANTHROPIC_KEY = "sk-ant-test-0123456789"
 # Far above any reply the tests do not delay on purpose, far below pytest's own timeout.
 CLIENT_TIMEOUT = 10.0
-
-
-@pytest.fixture
-def server() -> Iterator[FakeProviderServer]:
-    with FakeProviderServer() as running:
-        yield running
 
 
 @pytest.fixture

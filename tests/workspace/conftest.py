@@ -2,56 +2,21 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from ..conftest import git as run_git
+
 GitRunner = Callable[..., str]
 FileWriter = Callable[[Path, str, "str | bytes"], Path]
-
-
-def _git_env() -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
-    env.update(
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_TERMINAL_PROMPT="0",
-        LC_ALL="C",
-    )
-    return env
 
 
 @pytest.fixture
 def git() -> GitRunner:
     """Run git in a directory with a fixed identity and no user configuration; returns stdout."""
-
-    def run(cwd: Path, *args: str) -> str:
-        completed = subprocess.run(
-            [
-                "git",
-                "-c",
-                "user.name=Workspace Tests",
-                "-c",
-                "user.email=tests@example.invalid",
-                "-c",
-                "init.defaultBranch=main",
-                "-c",
-                "commit.gpgsign=false",
-                *args,
-            ],
-            cwd=cwd,
-            env=_git_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return completed.stdout.strip()
-
-    return run
+    return run_git
 
 
 @pytest.fixture

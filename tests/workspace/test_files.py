@@ -98,6 +98,42 @@ def test_directory_ignored_by_its_enclosing_repository_is_walked(repo: Path, wri
     assert [file.path for file in selection.files] == ["lib/code.py"]
 
 
+def test_selecting_an_unchanged_repository_again_gives_the_same_selection(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    write(repo, "notes.txt", "text\n")
+    write(repo, "table.dat", b"\x00\x01 binary without a known extension")
+    commit(repo)
+    first = select_files(repo)
+    again = select_files(repo)
+    assert again == first
+    assert [file.path for file in again.files] == ["notes.txt"]
+    assert again.skipped_count("binary") == 1
+
+
+def test_tracked_text_file_that_turns_binary_is_left_out_before_and_after_its_commit(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    write(repo, "data.txt", "plain text\n")
+    commit(repo)
+    assert paths_of(repo) == ["data.txt"]
+    write(repo, "data.txt", b"plain\x00text\n")
+    assert paths_of(repo) == []
+    commit(repo)
+    assert paths_of(repo) == []
+
+
+def test_tracked_binary_file_that_turns_text_is_selected_again(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    write(repo, "data.txt", b"plain\x00text\n")
+    commit(repo)
+    assert paths_of(repo) == []
+    write(repo, "data.txt", "plain text\n")
+    commit(repo)
+    assert paths_of(repo) == ["data.txt"]
+
+
 # -- plain directories -------------------------------------------------------------------------
 
 

@@ -4,10 +4,11 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from structlog.testing import capture_logs
 
 from promptkit.errors import PromptValidationError, WorkspaceError
 from promptkit.prompt import Prompt
-from promptkit.session import Session
+from promptkit.session import Session, SessionStore
 from promptkit.workspace.vfs import (
     HostMount,
     PathGlob,
@@ -470,3 +471,17 @@ def test_a_failing_mount_leaves_the_session_unchanged(host_tree: Path, tmp_path:
         )
 
     assert session.select_all(VfsFile) == ()
+
+
+def test_a_stored_session_does_not_warn_about_the_workspace_copy(
+    host_tree: Path, tmp_path: Path
+) -> None:
+    session = Session(session_id="vfs-stored")
+    with SessionStore(tmp_path / "state") as store, store.attach(session, host_tree):
+        with capture_logs() as logs:
+            section = VfsWorkspaceSection(session=session, mounts=[HostMount(host_tree)])
+            written = call(section, "vfs_write_file", path="/notes.md", content="plan")
+        loaded = store.load(host_tree, "vfs-stored")
+    assert written.success
+    assert not [log for log in logs if log["event"] == "session_slice_not_persisted"]
+    assert loaded.select_all(VfsFile) == ()

@@ -111,7 +111,6 @@ class AnthropicAdapter(WireAdapter):
             base_error=anthropic.AnthropicError,
             where=where,
             secrets=client_secrets(client),
-            retries=getattr(client, "max_retries", None),
         )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Generator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -22,11 +23,15 @@ from promptkit.adapters.loop import (
     json_ready,
     tool_loop,
 )
-from promptkit.adapters.record import ExecutionRecord, write_atomically, write_manifest
+from promptkit.adapters.record import (
+    ExecutionRecord,
+    write_atomically,
+    write_failure_record,
+    write_manifest,
+)
 from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.errors import OutputParseError
-from promptkit.logging import get_logger
 from promptkit.prompt import OverridesLookup, Prompt, RenderedPrompt, parse_structured_output
 from promptkit.prompt.params import type_adapter
 from promptkit.session import PromptExecuted, PromptRendered, Session
@@ -35,8 +40,6 @@ if TYPE_CHECKING:
     from promptkit.adapters.base import ProviderAdapter
 
 OutputT = TypeVar("OutputT")
-
-_log = get_logger("promptkit.adapters")
 
 RESPONSE_ARTIFACT = "response.json"
 RAW_OUTPUT_ARTIFACT = "raw_output.txt"
@@ -108,22 +111,27 @@ class Evaluation(Generic[OutputT]):
         )
 
     def finish(self, rendered: RenderedPrompt[OutputT], turn: ModelTurn) -> PromptResponse[OutputT]:
-        output: OutputT | None = None
-        output_json: Any = None
-        if rendered.output_type is not None:
-            output = parse_structured_output(turn.text, rendered.output_type)
-            output_json = type_adapter(rendered.output_type).dump_python(output, mode="json")
         tally = self.tally
         model = tally.reported_model or self.adapter.model
-        response = PromptResponse(
+        response: PromptResponse[OutputT] = PromptResponse(
             prompt_name=rendered.name,
             text=turn.text,
-            output=output,
+            output=None,
             tool_calls=tuple(tally.tool_calls),
             usage=tally.usage,
             model=model,
             provider=self.adapter.provider,
         )
+        output_json: Any = None
+        if rendered.output_type is not None:
+            try:
+                output = parse_structured_output(turn.text, rendered.output_type)
+            except OutputParseError as error:
+                # The model did answer: a caller that keeps the text needs its cost and calls too.
+                error.response = response
+                raise
+            output_json = type_adapter(rendered.output_type).dump_python(output, mode="json")
+            response = replace(response, output=output)
         duration = time.monotonic() - self.started
         self.session.dispatch(
             PromptExecuted(
@@ -180,32 +188,23 @@ class Evaluation(Generic[OutputT]):
         )
 
     def record_failure(self, error: BaseException) -> None:
-        if self.output_dir is None:
+        output_dir = self.output_dir
+        if output_dir is None:
             return
-        artifacts: tuple[str, ...] = ()
-        try:
-            if isinstance(error, OutputParseError):
-                write_atomically(self.output_dir / RAW_OUTPUT_ARTIFACT, error.raw_text)
-                artifacts = (RAW_OUTPUT_ARTIFACT,)
-            write_manifest(
-                self.output_dir,
-                ExecutionRecord(
-                    status="failed",
-                    outcome="failure",
-                    duration_s=time.monotonic() - self.started,
-                    artifacts=artifacts,
-                    metadata=self._metadata(),
-                    error=f"{type(error).__name__}: {error}",
-                ),
-            )
-        except OSError as write_error:
-            # The evaluation's own error is what the caller must see; this one is only logged.
-            _log.warning(
-                "execution_record_failed",
-                output_dir=str(self.output_dir),
-                error_type=type(write_error).__name__,
-                error=str(write_error),
-            )
+
+        def raw_output() -> tuple[str, ...]:
+            if not isinstance(error, OutputParseError):
+                return ()
+            write_atomically(output_dir / RAW_OUTPUT_ARTIFACT, error.raw_text)
+            return (RAW_OUTPUT_ARTIFACT,)
+
+        write_failure_record(
+            output_dir,
+            error,
+            duration_s=time.monotonic() - self.started,
+            metadata=self._metadata(),
+            write_artifacts=raw_output,
+        )
 
     def _metadata(self) -> dict[str, Any]:
         tally = self.tally

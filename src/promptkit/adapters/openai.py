@@ -125,7 +125,6 @@ class OpenAIAdapter(WireAdapter):
             base_error=openai.OpenAIError,
             where=where,
             secrets=client_secrets(client),
-            retries=getattr(client, "max_retries", None),
         )
 
 
@@ -153,6 +152,10 @@ class JsonSchemaFormat:
     schema: dict[str, Any]
     strict: bool
 
+    def to_json(self) -> dict[str, Any]:
+        """The fields both APIs send, each inside its own envelope."""
+        return {"name": self.name, "schema": self.schema, "strict": self.strict}
+
 
 def output_format(output_type: Any) -> JsonSchemaFormat | None:
     """The native format for `output_type`, or None when the schema root is not an object."""
@@ -165,12 +168,28 @@ def output_format(output_type: Any) -> JsonSchemaFormat | None:
     return JsonSchemaFormat(_format_name(output_type), schema, strict=False)
 
 
-def tool_parameters(tool: Tool[Any]) -> tuple[dict[str, Any], bool]:
-    """A tool's parameters schema and whether it can be sent `strict`."""
-    closed = closed_schema(tool.parameters_schema)
-    if closed is not None and is_openai_strict_ready(closed):
-        return closed, True
-    return tool.parameters_schema, False
+def native_output_format(
+    rendered: RenderedPrompt[Any], native_output: bool
+) -> JsonSchemaFormat | None:
+    """The format to ask for natively: None in prompt mode, without an output type, or when
+    the schema does not fit."""
+    if not native_output or rendered.output_type is None:
+        return None
+    return output_format(rendered.output_type)
+
+
+def function_definition(tool: Tool[Any]) -> dict[str, Any]:
+    """A tool as both APIs define a function: name, description, parameters schema and whether
+    the schema can be sent `strict`."""
+    parameters = tool.parameters_schema
+    closed = closed_schema(parameters)
+    strict = closed is not None and is_openai_strict_ready(closed)
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": closed if strict else parameters,
+        "strict": strict,
+    }
 
 
 def _format_name(output_type: Any) -> str:
@@ -190,34 +209,13 @@ class ResponsesCodec(WireCodec):
         fixed: dict[str, Any] = {"model": self.model}
         if rendered.text:
             fixed["instructions"] = rendered.text
-        tools = []
-        for tool in rendered.tools:
-            parameters, strict = tool_parameters(tool)
-            tools.append(
-                {
-                    "type": "function",
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": parameters,
-                    "strict": strict,
-                }
-            )
-        if tools:
-            fixed["tools"] = tools
-        schema_format = (
-            output_format(rendered.output_type)
-            if self.native_output and rendered.output_type is not None
-            else None
-        )
+        if rendered.tools:
+            fixed["tools"] = [
+                {"type": "function", **function_definition(tool)} for tool in rendered.tools
+            ]
+        schema_format = native_output_format(rendered, self.native_output)
         if schema_format is not None:
-            fixed["text"] = {
-                "format": {
-                    "type": "json_schema",
-                    "name": schema_format.name,
-                    "schema": schema_format.schema,
-                    "strict": schema_format.strict,
-                }
-            }
+            fixed["text"] = {"format": {"type": "json_schema", **schema_format.to_json()}}
         return WireConversation(fixed, "input", ({"role": "user", "content": user_message},))
 
     def read(self, response: Any) -> ModelTurn:
@@ -270,35 +268,16 @@ class ChatCompletionsCodec(WireCodec):
 
     def start(self, rendered: RenderedPrompt[Any], user_message: str) -> WireConversation:
         fixed: dict[str, Any] = {"model": self.model}
-        tools = []
-        for tool in rendered.tools:
-            parameters, strict = tool_parameters(tool)
-            tools.append(
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": parameters,
-                        "strict": strict,
-                    },
-                }
-            )
-        if tools:
-            fixed["tools"] = tools
-        schema_format = (
-            output_format(rendered.output_type)
-            if self.native_output and rendered.output_type is not None
-            else None
-        )
+        if rendered.tools:
+            fixed["tools"] = [
+                {"type": "function", "function": function_definition(tool)}
+                for tool in rendered.tools
+            ]
+        schema_format = native_output_format(rendered, self.native_output)
         if schema_format is not None:
             fixed["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {
-                    "name": schema_format.name,
-                    "schema": schema_format.schema,
-                    "strict": schema_format.strict,
-                },
+                "json_schema": schema_format.to_json(),
             }
         messages: list[Mapping[str, Any]] = []
         if rendered.text:

@@ -36,7 +36,12 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptkit.adapters.record import ExecutionRecord, write_atomically, write_manifest
+from promptkit.adapters.record import (
+    ExecutionRecord,
+    write_atomically,
+    write_failure_record,
+    write_manifest,
+)
 from promptkit.adapters.response import PromptResponse, TokenUsage, ToolCallRecord
 from promptkit.digest import WorkspaceDigestSection, clear_workspace_digest, set_workspace_digest
 from promptkit.errors import OptimizationError, OutputParseError, PromptValidationError
@@ -427,7 +432,10 @@ def _evaluate(
             prompt_key=inner.key,
             reason=str(error)[:300],
         )
-        # evaluate keeps no response when parsing fails; the session still has the tool calls.
+        if isinstance(error.response, PromptResponse):
+            # What the adapter had when parsing failed: the reply's text, tool calls and usage.
+            return error.response
+        # An adapter that attaches no response: the session still has the tool calls.
         calls = [
             call
             for call in session.select_all(ToolInvoked)[calls_before:]
@@ -645,27 +653,14 @@ class _RunRecord:
     def failed(self, error: BaseException, *, duration_s: float) -> None:
         if self.output_dir is None:
             return
-        try:
-            write_manifest(
-                self.output_dir,
-                ExecutionRecord(
-                    status="failed",
-                    outcome="failure",
-                    duration_s=duration_s,
-                    # The digest is left out: it was not stored, and may be the refused text.
-                    artifacts=self._write_artifacts(with_digest=False),
-                    metadata=self._metadata(),
-                    error=f"{type(error).__name__}: {error}",
-                ),
-            )
-        except OSError as write_error:
-            # The optimization's own error is what the caller must see; this one is only logged.
-            _log.warning(
-                "execution_record_failed",
-                output_dir=str(self.output_dir),
-                error_type=type(write_error).__name__,
-                error=str(write_error),
-            )
+        write_failure_record(
+            self.output_dir,
+            error,
+            duration_s=duration_s,
+            metadata=self._metadata(),
+            # The digest is left out: it was not stored, and may be the refused text.
+            write_artifacts=partial(self._write_artifacts, with_digest=False),
+        )
 
     def _write_artifacts(self, *, with_digest: bool) -> tuple[str, ...]:
         assert self.output_dir is not None

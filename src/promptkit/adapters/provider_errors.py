@@ -4,6 +4,11 @@ Both SDKs raise the same shapes (status errors with `status_code` and `request_i
 connection errors, response validation errors), so one translation serves both. The provider's
 own message is kept because it says what was wrong with the request, but it passes through
 `redact_secrets` and has the client's own credentials cut out first: a 401 body may echo the key.
+
+A message says how many retries were made only when the SDK really made them: the count comes
+from the `x-stainless-retry-count` header both SDKs put on every attempt, read from the request
+that failed last. A 400 is never retried, so its message claims no retries whatever
+`max_retries` says.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from promptkit.secrets import redact_secrets
 
 _MESSAGE_LIMIT = 500
 _SHORTEST_SECRET = 8
+_RETRY_COUNT_HEADER = "x-stainless-retry-count"
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
@@ -48,28 +54,27 @@ def translate_sdk_error(
     base_error: type[BaseException],
     where: str,
     secrets: Iterable[str],
-    retries: int | None,
 ) -> PromptkitError | None:
     """The promptkit error for an SDK exception, or None when `error` is not from the SDK.
 
     `sdk` is the SDK module (`openai` or `anthropic`); `where` names the call, for example
-    "openai responses request"; `retries` is the client's max_retries, for the message.
+    "openai responses request".
     """
     secrets = tuple(secrets)
     if isinstance(error, sdk.APITimeoutError):
         return ProviderTimeoutError(
-            f"{where} timed out after the client's retries; raise the client's timeout or the"
+            f"{where} timed out{_retried(error)}; raise the client's timeout or the"
             " evaluation's deadline, or check the provider's status"
         )
     if isinstance(error, sdk.APIConnectionError):
         return ProviderConnectionError(
-            f"{where} could not reach the provider ({type(error).__name__}); check the base"
-            " URL, the network and any proxy settings"
+            f"{where} could not reach the provider{_retried(error)} ({type(error).__name__});"
+            " check the base URL, the network and any proxy settings"
         )
     if isinstance(error, sdk.APIResponseValidationError):
         return _validation_error(error, where=where, secrets=secrets)
     if isinstance(error, sdk.APIStatusError):
-        return _status_error(error, where=where, secrets=secrets, retries=retries)
+        return _status_error(error, where=where, secrets=secrets)
     if isinstance(error, base_error):
         detail = scrub(str(error), secrets)[:_MESSAGE_LIMIT]
         return ProviderError(f"{where} failed in the SDK: {type(error).__name__}: {detail}")
@@ -89,13 +94,11 @@ def _validation_error(error: Any, *, where: str, secrets: tuple[str, ...]) -> Pr
     )
 
 
-def _status_error(
-    error: Any, *, where: str, secrets: tuple[str, ...], retries: int | None
-) -> ProviderError:
+def _status_error(error: Any, *, where: str, secrets: tuple[str, ...]) -> ProviderError:
     status: int = error.status_code
     request_id: str | None = getattr(error, "request_id", None) or _response_request_id(error)
     detail = scrub(_provider_message(error), secrets)[:_MESSAGE_LIMIT]
-    tried = f" after {retries} retries" if retries else ""
+    tried = _retried(error)
     ident = f" (request id {request_id})" if request_id else ""
     kind: type[ProviderError]
     if status in (401, 403):
@@ -115,6 +118,20 @@ def _status_error(
         status=status,
         request_id=request_id,
     )
+
+
+def _retried(error: Any) -> str:
+    """`" after N retries"` when the SDK retried the failed request N > 0 times, else `""`.
+
+    The SDK numbers each attempt in a request header; the failed request is the last attempt.
+    When the header is missing (a caller may set it to something else), no count is claimed.
+    """
+    headers = getattr(getattr(error, "request", None), "headers", None)
+    value = headers.get(_RETRY_COUNT_HEADER) if headers is not None else None
+    if not isinstance(value, str) or not value.isdigit() or int(value) == 0:
+        return ""
+    count = int(value)
+    return f" after {count} {'retry' if count == 1 else 'retries'}"
 
 
 def _response_request_id(error: Any) -> str | None:

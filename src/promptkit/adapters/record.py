@@ -5,6 +5,8 @@ The format is the minimal execution record of the skill-artifact RFC (seed 003):
 `duration` as seconds with an `s` suffix, `artifacts` (paths relative to the output directory),
 `metadata`, and `error` only when the outcome is a failure. Every file goes through
 `write_atomically`, so a reader never sees half a manifest, even after a crash.
+`write_failure_record` is how a failed run is recorded: a record that cannot be written is
+logged, never raised, so the run's own error is the one the caller sees.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from promptkit.logging import get_logger
 from promptkit.secrets import redact_secrets
+
+_log = get_logger("promptkit.adapters")
 
 MANIFEST_NAME = "manifest.json"
 
@@ -62,6 +67,41 @@ def write_manifest(output_dir: Path, record: ExecutionRecord) -> Path:
     """Write `record` as `<output_dir>/manifest.json` (creating the directory); its path."""
     text = json.dumps(record.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     return write_atomically(Path(output_dir) / MANIFEST_NAME, text)
+
+
+def write_failure_record(
+    output_dir: Path,
+    error: BaseException,
+    *,
+    duration_s: float,
+    metadata: Mapping[str, Any],
+    write_artifacts: Callable[[], tuple[str, ...]] = tuple,
+) -> None:
+    """Record in `output_dir` that a run failed with `error`, without hiding `error`.
+
+    `write_artifacts` writes what the failed run leaves behind and returns their paths relative
+    to `output_dir`. When the disk refuses any of it, the OSError is logged
+    (`execution_record_failed`) and swallowed: the caller is about to re-raise `error`.
+    """
+    try:
+        write_manifest(
+            output_dir,
+            ExecutionRecord(
+                status="failed",
+                outcome="failure",
+                duration_s=duration_s,
+                artifacts=write_artifacts(),
+                metadata=metadata,
+                error=f"{type(error).__name__}: {error}",
+            ),
+        )
+    except OSError as write_error:
+        _log.warning(
+            "execution_record_failed",
+            output_dir=str(output_dir),
+            error_type=type(write_error).__name__,
+            error=str(write_error),
+        )
 
 
 def write_atomically(path: Path, text: str) -> Path:

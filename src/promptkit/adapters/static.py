@@ -11,14 +11,12 @@ its error says how to configure one.
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 from typing import Any, NoReturn
 
 from promptkit.adapters.base import ProviderAdapter
 from promptkit.adapters.optimize import DigestDraft, OptimizationTarget, digest_response
-from promptkit.adapters.response import PromptResponse
 from promptkit.errors import ProviderError
-from promptkit.prompt import OverridesLookup, Prompt
+from promptkit.prompt import Prompt
 from promptkit.session import Session
 from promptkit.workspace import render_static_digest, scan_workspace
 
@@ -46,33 +44,13 @@ class StaticAdapter(ProviderAdapter):
     def __repr__(self) -> str:
         return f"StaticAdapter(max_tokens={self._max_tokens})"
 
-    def evaluate(
-        self,
-        prompt: Prompt[Any],
-        *params: Any,
-        session: Session,
-        overrides_store: OverridesLookup | None = None,
-        overrides_tag: str = "latest",
-        deadline: float | timedelta | None = None,
-        max_tool_rounds: int = 16,
-        output_dir: str | Path | None = None,
-        user_message: str | None = None,
-    ) -> PromptResponse[Any]:
+    # Both refuse whatever they are given, so they take any arguments rather than repeat the
+    # full evaluate signature only to ignore it; `NoReturn` keeps the ABC's contract for mypy.
+    def evaluate(self, prompt: Prompt[Any], *params: Any, **options: Any) -> NoReturn:
         """Always raises ProviderError: answering a prompt needs a model."""
         _needs_model(prompt)
 
-    async def aevaluate(
-        self,
-        prompt: Prompt[Any],
-        *params: Any,
-        session: Session,
-        overrides_store: OverridesLookup | None = None,
-        overrides_tag: str = "latest",
-        deadline: float | timedelta | None = None,
-        max_tool_rounds: int = 16,
-        output_dir: str | Path | None = None,
-        user_message: str | None = None,
-    ) -> PromptResponse[Any]:
+    async def aevaluate(self, prompt: Prompt[Any], *params: Any, **options: Any) -> NoReturn:
         """Always raises ProviderError: answering a prompt needs a model."""
         _needs_model(prompt)
 

@@ -4,7 +4,8 @@ It resolves exactly as `WorkspaceDigestSection` does at render time (session dig
 prompt's own override, a shared override, the placeholder) without rendering anything. The
 prompt is the one `optimize` and `render` use (`--prompt`, default the built-in workspace
 prompt), bound to the most recently active session stored for the workspace
-(`SessionStore.latest`).
+(`SessionStore.latest`). `resolution_lines` is how this command and the REPL's `digest` describe
+a resolved digest.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     """Add `digest status` to the `promptkit` parser."""
-    from promptkit.cli.optimize import add_prompt_arguments
+    from promptkit.cli.options import add_path_argument, add_prompt_arguments
 
     digest = subparsers.add_parser(
         "digest",
@@ -35,45 +36,43 @@ def register(subparsers: Any) -> None:
         description="Print where the workspace digest comes from (session, override,"
         " shared-override or placeholder), its age, and whether the workspace changed since.",
     )
-    status.add_argument(
-        "path", nargs="?", default=".", metavar="PATH", help="workspace directory (default: .)"
-    )
+    add_path_argument(status)
     add_prompt_arguments(status)
     status.set_defaults(handler=run_status)
 
 
 def run_status(args: argparse.Namespace) -> int:
     """Resolve and print the digest status; returns the exit status."""
-    from promptkit.cli.optimize import existing_workspace
-    from promptkit.cli.workspace_prompt import bind_prompt, import_prompt_source
+    from promptkit.cli.workspace_prompt import bind_workspace
     from promptkit.digest import resolve_workspace_digest
-    from promptkit.overrides import LocalPromptOverridesStore
-    from promptkit.session import Session, SessionStore
 
-    workspace = existing_workspace(args.path)
-    # Imported before the session loads: the prompt's module registers its slice types.
-    source = import_prompt_source(args.prompt)
-    stored_session = SessionStore(args.state_dir).latest(workspace)
-    session = stored_session if stored_session is not None else Session()
-    prompt = bind_prompt(source, session, workspace)
-    overrides_dir = Path(args.overrides_dir) if args.overrides_dir else workspace / "overrides"
-    resolution = resolve_workspace_digest(
-        prompt, overrides_store=LocalPromptOverridesStore(overrides_dir), tag=args.tag
+    bound = bind_workspace(
+        args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
     )
+    prompt = bound.prompt
+    resolution = resolve_workspace_digest(prompt, overrides_store=bound.overrides, tag=args.tag)
+    origin = _origin_text(resolution, bound.stored_session, bound.overrides.root, args.tag)
     lines = [
-        f"workspace: {workspace}",
+        f"workspace: {bound.workspace}",
         f"prompt:    {prompt.ns}/{prompt.key}",
-        f"section:   {resolution.section_key}",
-        f"origin:    {_origin_text(resolution, stored_session, overrides_dir, args.tag)}",
+        *resolution_lines(resolution, origin=origin),
     ]
+    print("\n".join(lines))
+    return 0
+
+
+def resolution_lines(resolution: DigestResolution, *, origin: str) -> list[str]:
+    """How `digest status` and the REPL's `digest` describe a resolved digest, one aligned
+    `name: value` line each: the section, `origin` (as the caller words where the body came
+    from), when it was updated and how long ago, its author, and whether it is fresh."""
+    lines = [f"section:   {resolution.section_key}", f"origin:    {origin}"]
     if resolution.updated_at is not None:
         age = describe_age(datetime.now(UTC) - resolution.updated_at)
         lines.append(f"updated:   {resolution.updated_at.isoformat()} ({age} ago)")
     if resolution.author is not None:
         lines.append(f"author:    {resolution.author}")
     lines.append(f"freshness: {_freshness_text(resolution)}")
-    print("\n".join(lines))
-    return 0
+    return lines
 
 
 def _origin_text(

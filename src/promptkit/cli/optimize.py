@@ -15,9 +15,12 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from promptkit.errors import WorkspaceError
+from promptkit.cli.options import add_path_argument, add_prompt_arguments, add_provider_arguments
+
+if TYPE_CHECKING:
+    from promptkit.session import ToolInvoked
 
 _LIVE_CLEAR = "\r\x1b[K"
 _PARAMS_SHOWN = 70
@@ -31,11 +34,9 @@ def register(subparsers: Any) -> None:
         description="Write the workspace digest of a prompt (a model explores the workspace, or"
         " the static optimizer scans it) and store it in the session or the overrides.",
     )
-    parser.add_argument(
-        "path", nargs="?", default=".", metavar="PATH", help="workspace directory (default: .)"
-    )
+    add_path_argument(parser)
     add_prompt_arguments(parser)
-    add_provider_arguments(parser)
+    add_provider_arguments(parser, role="who writes the digest")
     parser.add_argument(
         "--scope",
         choices=("session", "global"),
@@ -49,53 +50,6 @@ def register(subparsers: Any) -> None:
         help="write manifest.json, workspace.manifest.json and digest.md here",
     )
     parser.set_defaults(handler=run_optimize)
-
-
-def add_provider_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--provider`, `--model` and `--base-url`, as `choose_adapter` takes them."""
-    from promptkit.adapters.selection import PROVIDER_NAMES
-
-    parser.add_argument(
-        "--provider",
-        choices=PROVIDER_NAMES,
-        default="auto",
-        help="who writes the digest (default: auto: openai or anthropic when its API key is"
-        " set, else the offline static optimizer)",
-    )
-    parser.add_argument("--model", help="model name (default: one per provider)")
-    parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="server of an OpenAI-compatible API (vLLM, Ollama, llama.cpp), or another endpoint",
-    )
-
-
-def add_prompt_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--prompt`, `--tag`, `--overrides-dir` and `--state-dir`, shared with `render`."""
-    parser.add_argument(
-        "--prompt",
-        metavar="MODULE:ATTR",
-        help="a Prompt, or a function (session, workspace) -> Prompt (default: the built-in"
-        " workspace prompt)",
-    )
-    parser.add_argument("--tag", default="latest", help="overrides tag (default: latest)")
-    parser.add_argument(
-        "--overrides-dir", metavar="DIR", help="overrides store root (default: PATH/overrides)"
-    )
-    parser.add_argument(
-        "--state-dir",
-        metavar="DIR",
-        help="session state root (default: $PROMPTKIT_HOME or ~/.promptkit)",
-    )
-
-
-def existing_workspace(path: str) -> Path:
-    """`path` resolved, or WorkspaceError (exit status 2) when it is not a directory."""
-    workspace = Path(path).expanduser()
-    if not workspace.is_dir():
-        what = "does not exist" if not workspace.exists() else "is not a directory"
-        raise WorkspaceError(f"workspace {workspace} {what}: pass the repository's directory")
-    return workspace.resolve()
 
 
 def run_optimize(args: argparse.Namespace) -> int:
@@ -185,14 +139,7 @@ class Progress:
         if not isinstance(event, ToolInvoked):
             return
         self._calls += 1
-        params = json.dumps(event.params, ensure_ascii=False, sort_keys=True)
-        if len(params) > _PARAMS_SHOWN:
-            params = params[: _PARAMS_SHOWN - 3] + "..."
-        outcome = "ok" if event.success else "failed"
-        self._write(
-            f"[{self._elapsed()}] tool {self._calls}: {event.name} {params} {outcome}"
-            f" ({event.duration_s:.2f}s)\n"
-        )
+        self._write(f"[{self._elapsed()}] tool {self._calls}: {tool_call_text(event)}\n")
         self._status()
 
     def done(self, tool_calls: int, input_tokens: int | None, output_tokens: int | None) -> None:
@@ -219,3 +166,13 @@ class Progress:
 
     def _elapsed(self) -> str:
         return f"{time.monotonic() - self._started:5.1f}s"
+
+
+def tool_call_text(call: ToolInvoked) -> str:
+    """`name {params} ok (0.12s)`: one tool call as the progress and the REPL's `history` show
+    it, its params cut to a line."""
+    params = json.dumps(call.params, ensure_ascii=False, sort_keys=True)
+    if len(params) > _PARAMS_SHOWN:
+        params = params[: _PARAMS_SHOWN - 3] + "..."
+    outcome = "ok" if call.success else "failed"
+    return f"{call.name} {params} {outcome} ({call.duration_s:.2f}s)"

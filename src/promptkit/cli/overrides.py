@@ -22,7 +22,7 @@ from promptkit.overrides.check import EntryState, check_overrides, entry_states,
 from promptkit.overrides.defaults import default_body
 from promptkit.overrides.layout import override_files, require_section_path
 from promptkit.overrides.local import LocalPromptOverridesStore
-from promptkit.overrides.prompts import entry_point_prompts, find_prompt, load_prompt
+from promptkit.overrides.prompts import entry_point_prompts, find_prompt
 from promptkit.overrides.shared import SharedSectionOverride
 from promptkit.prompt import Prompt, PromptOverride, SectionOverride
 
@@ -140,12 +140,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    prompt = find_prompt(args.prompt)
-    store = LocalPromptOverridesStore(args.root)
-    override = store.resolve(prompt.descriptor, args.tag)
-    file = store.prompt_file(prompt.ns, prompt.key, args.tag)
+    prompt, override, file = _stored_override(args)
     if override is None:
-        print(f"no overrides for {prompt.ns}/{prompt.key} tag {args.tag} ({file} does not exist)")
         return 0
     only = "/".join(require_section_path(args.path)) if args.path else None
     print(f"{file}: prompt {prompt.ns}/{prompt.key}, tag {args.tag}")
@@ -153,10 +149,10 @@ def _show(args: argparse.Namespace) -> int:
         if only is not None and (state.table, state.name) != ("sections", only):
             continue
         print()
-        print(f'[{state.table}."{state.name}"] {_status_text(state)}')
+        print(f'[{state.table}."{state.name}"] {status_text(state)}')
         if state.table == "sections":
             entry = override.sections[tuple(state.name.split("/"))]
-            print(f"  {_author_text(entry)}")
+            print(f"  {author_text(entry)}")
             print(_indented(entry.body))
         else:
             tool = override.tools[state.name]
@@ -238,12 +234,8 @@ def _edit(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    prompt = find_prompt(args.prompt)
-    store = LocalPromptOverridesStore(args.root)
-    override = store.resolve(prompt.descriptor, args.tag)
-    file = store.prompt_file(prompt.ns, prompt.key, args.tag)
+    prompt, override, file = _stored_override(args)
     if override is None:
-        print(f"no overrides for {prompt.ns}/{prompt.key} tag {args.tag} ({file} does not exist)")
         return 0
     only = require_section_path(args.path) if args.path else None
     for state in entry_states(prompt, override):
@@ -324,18 +316,32 @@ def _known_prompts(references: list[str]) -> dict[tuple[str, str], Prompt[Any]]:
     for _, prompt in found.prompts:
         prompts[(prompt.ns, prompt.key)] = prompt
     for reference in references:
-        prompt = load_prompt(reference)
+        prompt = find_prompt(reference)
         prompts[(prompt.ns, prompt.key)] = prompt
     return prompts
 
 
-def _status_text(state: EntryState) -> str:
+def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverride | None, Path]:
+    """The `--prompt` prompt, its override under `--tag` and that file; when there is none,
+    says so on stdout (a prompt without overrides is not an error)."""
+    prompt = find_prompt(args.prompt)
+    store = LocalPromptOverridesStore(args.root)
+    override = store.resolve(prompt.descriptor, args.tag)
+    file = store.prompt_file(prompt.ns, prompt.key, args.tag)
+    if override is None:
+        print(f"no overrides for {prompt.ns}/{prompt.key} tag {args.tag} ({file} does not exist)")
+    return prompt, override, file
+
+
+def status_text(state: EntryState) -> str:
+    """`applies`, or `NOT APPLIED: <why>`: how `show` and the REPL's `overrides` mark an entry."""
     if state.status == "fresh":
         return "applies"
     return f"NOT APPLIED: {state.describe()}"
 
 
-def _author_text(entry: SectionOverride) -> str:
+def author_text(entry: SectionOverride) -> str:
+    """`by <kind> (<model>), <updated at>`: who wrote a section override, and when."""
     model = f" ({entry.source.model})" if entry.source.model else ""
     return f"by {entry.source.kind}{model}, {entry.updated_at.isoformat()}"
 

@@ -15,7 +15,7 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     """Add `render` to the `promptkit` parser."""
-    from promptkit.cli.optimize import add_prompt_arguments
+    from promptkit.cli.options import add_prompt_arguments
 
     parser = subparsers.add_parser(
         "render",

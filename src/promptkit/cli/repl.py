@@ -1,8 +1,8 @@
 """`promptkit repl [PATH] --prompt module:attr`: the workspace REPL for any prompt with a digest.
 
 The loop itself is `promptkit.cli.workspace_repl.WorkspaceRepl`; this module only adds the
-subcommand. `--prompt` names a Prompt or a factory `(session, workspace) -> Prompt`, as for
-`optimize` and `render`; without it the built-in workspace prompt is used.
+subcommand. `--prompt` names the prompt as for `optimize` and `render`; without it the built-in
+workspace prompt is used.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     """Add `repl` to the `promptkit` parser."""
-    from promptkit.cli.workspace_repl import add_repl_arguments
+    from promptkit.cli.options import add_repl_arguments
 
     parser = subparsers.add_parser(
         "repl",

@@ -12,7 +12,9 @@ The session is the one most recently stored for the workspace (as for `promptkit
 session is stored only once a command has put something in it. Piped input works: without a
 terminal there is no prompt string and no banner, so stdout holds only what the commands print.
 A command's promptkit error is one line on stderr and the loop goes on; the exit status is 1
-when any command failed, so a script can tell.
+when any command failed, so a script can tell. `add_repl_arguments` (defined with the other
+shared options in `promptkit.cli.options`) is re-exported here beside `run_repl`, for REPLs
+built on `WorkspaceRepl` such as the code-review example.
 """
 
 from __future__ import annotations
@@ -25,22 +27,24 @@ import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, TextIO
 
 from promptkit.adapters import PromptResponse, ProviderAdapter
 from promptkit.adapters.loop import json_ready
 from promptkit.adapters.optimize import OptimizationScope
-from promptkit.adapters.selection import PROVIDER_NAMES, AdapterChoice, choose_adapter
+from promptkit.adapters.selection import AdapterChoice, choose_adapter
 from promptkit.adapters.static import StaticAdapter
-from promptkit.cli.digest import _freshness_text, describe_age
-from promptkit.cli.optimize import Progress, existing_workspace
-from promptkit.cli.workspace_prompt import PromptFactory, bind_prompt, import_prompt_source
+from promptkit.cli.digest import resolution_lines
+from promptkit.cli.optimize import Progress, tool_call_text
+from promptkit.cli.options import add_repl_arguments as add_repl_arguments
+from promptkit.cli.overrides import author_text, status_text
+from promptkit.cli.workspace_prompt import workspace_options
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
 from promptkit.overrides import LocalPromptOverridesStore, SharedSectionOverride
 from promptkit.overrides.check import EntryState, entry_states, shared_states
+from promptkit.overrides.prompts import PromptSource, bind_prompt
 from promptkit.prompt import Prompt, PromptOverride, SectionOverride
 from promptkit.secrets import redact_secrets
 from promptkit.session import (
@@ -53,73 +57,33 @@ from promptkit.session import (
 from promptkit.workspace.manifest import describe_workspace
 from promptkit.workspace.vfs import VfsFile, VfsMount
 
-_PARAMS_SHOWN = 70
-
-
-def add_repl_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool) -> None:
-    """PATH, the provider options and the store options of a REPL; `--prompt` when asked."""
-    parser.add_argument(
-        "path", nargs="?", default=".", metavar="PATH", help="workspace directory (default: .)"
-    )
-    if prompt_option:
-        parser.add_argument(
-            "--prompt",
-            metavar="MODULE:ATTR",
-            help="a Prompt with a workspace digest section, or a function (session, workspace)"
-            " -> Prompt (default: the built-in workspace prompt)",
-        )
-    parser.add_argument(
-        "--provider",
-        choices=PROVIDER_NAMES,
-        default="auto",
-        help="who answers and optimizes (default: auto: openai or anthropic when its API key is"
-        " set, else the offline static optimizer)",
-    )
-    parser.add_argument("--model", help="model name (default: one per provider)")
-    parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="server of an OpenAI-compatible API (vLLM, Ollama, llama.cpp), or another endpoint",
-    )
-    parser.add_argument("--tag", default="latest", help="overrides tag (default: latest)")
-    parser.add_argument(
-        "--overrides-dir", metavar="DIR", help="overrides store root (default: PATH/overrides)"
-    )
-    parser.add_argument(
-        "--state-dir",
-        metavar="DIR",
-        help="session state root (default: $PROMPTKIT_HOME or ~/.promptkit)",
-    )
-
 
 def run_repl(
     args: argparse.Namespace,
     *,
     repl_type: type[WorkspaceRepl] | None = None,
-    prompt_source: Prompt[Any] | PromptFactory | None = None,
+    prompt_source: PromptSource | None = None,
 ) -> int:
     """Open a REPL from parsed `add_repl_arguments` options and run it to the end.
 
-    `prompt_source` is used as given; without it `args.prompt` is imported (the built-in
+    `prompt_source` is used as given; without it `args.prompt` is resolved (the built-in
     workspace prompt when that is None too). Returns the exit status.
     """
-    workspace = existing_workspace(args.path)
-    # Imported before any session is loaded: the prompt's module registers its slice types.
-    source = (
-        prompt_source
-        if prompt_source is not None
-        else import_prompt_source(getattr(args, "prompt", None))
+    options = workspace_options(
+        args.path,
+        prompt=prompt_source if prompt_source is not None else getattr(args, "prompt", None),
+        state_dir=args.state_dir,
+        overrides_dir=args.overrides_dir,
     )
     choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
-    overrides_dir = Path(args.overrides_dir) if args.overrides_dir else workspace / "overrides"
     repl = (repl_type or WorkspaceRepl).open(
         ReplSetup(
-            workspace=workspace,
-            prompt_source=source,
+            workspace=options.workspace,
+            prompt_source=options.prompt_source,
             choice=choice,
-            overrides=LocalPromptOverridesStore(overrides_dir),
+            overrides=options.overrides,
             tag=args.tag,
-            state=SessionStore(args.state_dir),
+            state=options.sessions,
         )
     )
     with repl:
@@ -139,7 +103,7 @@ class ReplSetup:
     the overrides store and tag, and the session store."""
 
     workspace: Path
-    prompt_source: Prompt[Any] | PromptFactory
+    prompt_source: PromptSource
     choice: AdapterChoice
     overrides: LocalPromptOverridesStore
     tag: str
@@ -456,18 +420,8 @@ class WorkspaceRepl(cmd.Cmd):
         resolution = resolve_workspace_digest(
             self._prompt, overrides_store=self.setup.overrides, tag=self.setup.tag
         )
-        lines = [
-            f"section:   {resolution.section_key}",
-            f"origin:    {self._origin_text(resolution)}",
-        ]
-        if resolution.updated_at is not None:
-            age = describe_age(datetime.now(UTC) - resolution.updated_at)
-            lines.append(f"updated:   {resolution.updated_at.isoformat()} ({age} ago)")
-        if resolution.author is not None:
-            lines.append(f"author:    {resolution.author}")
-        lines.append(f"freshness: {_freshness_text(resolution)}")
-        lines += ["", resolution.body]
-        self.say("\n".join(lines))
+        lines = resolution_lines(resolution, origin=self._origin_text(resolution))
+        self.say("\n".join([*lines, "", resolution.body]))
 
     def _origin_text(self, resolution: DigestResolution) -> str:
         overrides, tag, prompt = self.setup.overrides, self.setup.tag, self._prompt
@@ -528,7 +482,9 @@ class WorkspaceRepl(cmd.Cmd):
     # -- session and prompt -----------------------------------------------------------------
 
     def _bound_prompt(self) -> Prompt[Any]:
-        prompt = bind_prompt(self.setup.prompt_source, self.session, self.setup.workspace)
+        prompt = bind_prompt(
+            self.setup.prompt_source, session=self.session, workspace=self.setup.workspace
+        )
         if not isinstance(prompt.find_section(WorkspaceDigestSection), WorkspaceDigestSection):
             raise PromptValidationError(
                 f"prompt {prompt.ns}/{prompt.key} has no WorkspaceDigestSection: the REPL works"
@@ -583,11 +539,7 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
 
 
 def _call_line(call: ToolInvoked) -> str:
-    params = json.dumps(call.params, ensure_ascii=False, sort_keys=True)
-    if len(params) > _PARAMS_SHOWN:
-        params = params[: _PARAMS_SHOWN - 3] + "..."
-    outcome = "ok" if call.success else "failed"
-    return f"   tool {call.name} {params} {outcome} ({call.duration_s:.2f}s)"
+    return f"   tool {tool_call_text(call)}"
 
 
 def _tokens(input_tokens: int | None, output_tokens: int | None, cached: int | None = None) -> str:
@@ -602,12 +554,8 @@ def _count(value: int | None) -> str:
 
 
 def _entry_line(state: EntryState, entry: SectionOverride | None) -> str:
-    status = "applies" if state.status == "fresh" else f"NOT APPLIED: {state.describe()}"
-    line = f'  {state.table}."{state.name}": {status}'
-    if entry is not None:
-        model = f" ({entry.source.model})" if entry.source.model else ""
-        line += f"; by {entry.source.kind}{model}, {entry.updated_at.isoformat()}"
-    return line
+    line = f'  {state.table}."{state.name}": {status_text(state)}'
+    return line if entry is None else f"{line}; {author_text(entry)}"
 
 
 def _adapter_label(adapter: ProviderAdapter) -> str:

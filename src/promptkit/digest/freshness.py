@@ -1,8 +1,9 @@
 """Whether a stored digest still describes its workspace, and warning about it once.
 
 A digest whose provenance records a head_sha or fingerprint is compared against the workspace
-as it is now (`describe_workspace`: a `git ls-files` listing, then a stat and an 8 KiB binary
-sniff per file; no content is hashed), so a new commit or an uncommitted edit both show.
+as it is now (`describe_workspace`: a `git ls-files` listing, a stat per file, and an 8 KiB
+binary sniff of each file except tracked, unmodified ones already sniffed with the same blob id
+and stat; no content is hashed), so a new commit or an uncommitted edit show at the next render.
 Renders keep using a stale digest (a slightly old summary beats none) and log
 `workspace_digest_stale` once per digest and workspace state, remembered in a small bounded
 cache.

@@ -1,23 +1,38 @@
-"""Finding prompts for the operator commands: by import reference or by entry point.
+"""Prompts named on the command line: what a reference names, and the prompt a command binds.
 
-`package.module:attr` names a `Prompt`, or a function that takes no arguments and returns one
-(for prompts that need a session or other objects built at run time). Installed packages can
-list their prompts in the `promptkit.prompts` entry-point group, with the same kind of value.
+A reference is `package.module:attr`, or the name of an entry point in the `promptkit.prompts`
+group (installed packages list their prompts there, with a reference as the value). It names a
+`Prompt` or a factory: a function `(session, workspace) -> Prompt`, or one of no arguments.
+Every `promptkit` command resolves `--prompt` in two steps: `load_prompt_source` imports what
+the reference names without calling it (so the module registers its session slice types before
+a stored session is loaded), then `bind_prompt` makes the prompt the command works on.
+
+Binding needs both prompts and sessions, and this package is the lowest that knows both.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import inspect
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from promptkit.errors import OverridesError
-from promptkit.prompt import Prompt
+from promptkit.errors import PromptkitError, PromptValidationError
+from promptkit.prompt import Prompt, Section
+from promptkit.session import Session
 
 ENTRY_POINT_GROUP = "promptkit.prompts"
+
+PromptFactory = Callable[..., Prompt[Any]]
+"""`(session, workspace) -> Prompt`, or a function of no arguments that returns a Prompt."""
+
+PromptSource = Prompt[Any] | PromptFactory
+"""What a reference names: a ready Prompt, or a factory not called yet."""
 
 
 @dataclass(frozen=True)
@@ -25,18 +40,104 @@ class EntryPointPrompts:
     """The prompts the `promptkit.prompts` entry points gave, and the ones that failed."""
 
     prompts: tuple[tuple[str, Prompt[Any]], ...]
-    failures: tuple[OverridesError, ...]
+    failures: tuple[PromptkitError, ...]
 
 
-def load_prompt(reference: str) -> Prompt[Any]:
-    """The prompt named by `package.module:attr` (a Prompt or a no-argument factory of one).
+def load_prompt_source(selector: str) -> PromptSource:
+    """What `selector` names, imported but not called: `package.module:attr`, or the name of a
+    `promptkit.prompts` entry point. PromptValidationError says what did not resolve.
 
     The current folder is importable, as with `python -m`, so a project's own prompts are
     found when the command runs from the project's root.
     """
+    if ":" in selector:
+        return _import_reference(selector)
+    points = entry_points(group=ENTRY_POINT_GROUP)
+    for point in points:
+        if point.name == selector:
+            try:
+                return _import_reference(point.value)
+            except PromptValidationError as error:
+                raise PromptValidationError(f"entry point {point.name!r}: {error}") from error
+    known = ", ".join(sorted(point.name for point in points)) or "none"
+    raise PromptValidationError(
+        f"no prompt {selector!r} among the {ENTRY_POINT_GROUP} entry points (found: {known});"
+        " pass --prompt package.module:attr instead"
+    )
+
+
+def bind_prompt(
+    source: PromptSource, *, session: Session | None = None, workspace: Path | None = None
+) -> Prompt[Any]:
+    """The prompt a command works on, made from what a reference names.
+
+    A factory that takes `(session, workspace)` is called with them (a new Session and the
+    current folder when not given); one that takes no arguments is called without. A Prompt,
+    given or returned by a no-argument factory, is used as is without `session`; with one, its
+    session-bound sections are re-bound to it (mounts stay as written), so what the command
+    stores in the session is what the prompt reads. PromptValidationError when a factory fails
+    with a non-promptkit error or returns something else; its promptkit errors propagate.
+    """
+    if isinstance(source, Prompt):
+        return source if session is None else _rebound_prompt(source, session)
+    name = _factory_name(source)
+    arguments = _factory_arguments(
+        source,
+        session if session is not None else Session(),
+        workspace if workspace is not None else Path.cwd(),
+    )
+    try:
+        prompt = source(*arguments)
+    except PromptkitError:
+        raise
+    except Exception as error:  # the factory's own code failed; say so with its error
+        raise PromptValidationError(
+            f"prompt factory {name} failed: {type(error).__name__}: {error}"
+        ) from error
+    if not isinstance(prompt, Prompt):
+        raise PromptValidationError(
+            f"prompt factory {name} is not a Prompt or a function that returns one: it returned"
+            f" a {type(prompt).__name__}"
+        )
+    if arguments or session is None:
+        return prompt
+    return _rebound_prompt(prompt, session)
+
+
+def entry_point_prompts() -> EntryPointPrompts:
+    """Every prompt of the `promptkit.prompts` entry points, by entry-point name, bound without
+    a session (`bind_prompt`)."""
+    prompts: list[tuple[str, Prompt[Any]]] = []
+    failures: list[PromptkitError] = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            prompts.append((point.name, bind_prompt(_import_reference(point.value))))
+        except PromptkitError as error:
+            failures.append(PromptValidationError(f"entry point {point.name!r}: {error}"))
+    return EntryPointPrompts(tuple(prompts), tuple(failures))
+
+
+def find_prompt(selector: str) -> Prompt[Any]:
+    """A prompt bound without a session (`bind_prompt`), by `package.module:attr`, or by the
+    name or `ns/key` of a `promptkit.prompts` entry point; for commands with no workspace."""
+    if ":" in selector:
+        return bind_prompt(_import_reference(selector))
+    found = entry_point_prompts()
+    for name, prompt in found.prompts:
+        if selector in (name, f"{prompt.ns}/{prompt.key}"):
+            return prompt
+    known = ", ".join(f"{name} ({p.ns}/{p.key})" for name, p in found.prompts) or "none"
+    problems = "".join(f"; {failure}" for failure in found.failures)
+    raise PromptValidationError(
+        f"no prompt {selector!r} among the {ENTRY_POINT_GROUP} entry points (found: {known})"
+        f"{problems}; pass --prompt package.module:attr instead"
+    )
+
+
+def _import_reference(reference: str) -> PromptSource:
     module_name, colon, attribute = reference.partition(":")
     if not colon or not module_name or not attribute:
-        raise OverridesError(
+        raise PromptValidationError(
             f"invalid prompt reference {reference!r}: expected package.module:attr, for example"
             " myapp.prompts:review_prompt"
         )
@@ -46,61 +147,68 @@ def load_prompt(reference: str) -> Prompt[Any]:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
-        raise OverridesError(
+        raise PromptValidationError(
             f"prompt reference {reference!r}: cannot import {module_name!r} ({error}); run from"
             " the folder that contains the package, or install it"
         ) from error
     except Exception as error:  # the module's own code failed; say so with its error
-        raise OverridesError(
+        raise PromptValidationError(
             f"prompt reference {reference!r}: importing {module_name!r} failed:"
             f" {type(error).__name__}: {error}"
         ) from error
     value: Any = module
     for part in attribute.split("."):
         if not hasattr(value, part):
-            raise OverridesError(
+            raise PromptValidationError(
                 f"prompt reference {reference!r}: {module_name} has no attribute {attribute!r}"
             )
         value = getattr(value, part)
-    if not isinstance(value, Prompt) and callable(value):
-        try:
-            value = value()
-        except Exception as error:  # the factory's own code failed
-            raise OverridesError(
-                f"prompt reference {reference!r}: calling {attribute}() failed:"
-                f" {type(error).__name__}: {error}"
-            ) from error
-    if not isinstance(value, Prompt):
-        raise OverridesError(
-            f"prompt reference {reference!r} is a {type(value).__name__}, not a Prompt or a"
-            " function that returns one"
-        )
-    return value
-
-
-def entry_point_prompts() -> EntryPointPrompts:
-    """Every prompt listed in the `promptkit.prompts` entry-point group, by entry-point name."""
-    prompts: list[tuple[str, Prompt[Any]]] = []
-    failures: list[OverridesError] = []
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            prompts.append((point.name, load_prompt(point.value)))
-        except OverridesError as error:
-            failures.append(OverridesError(f"entry point {point.name!r}: {error}"))
-    return EntryPointPrompts(tuple(prompts), tuple(failures))
-
-
-def find_prompt(selector: str) -> Prompt[Any]:
-    """A prompt by import reference (`module:attr`), or by entry-point name or `ns/key`."""
-    if ":" in selector:
-        return load_prompt(selector)
-    found = entry_point_prompts()
-    for name, prompt in found.prompts:
-        if selector in (name, f"{prompt.ns}/{prompt.key}"):
-            return prompt
-    known = ", ".join(f"{name} ({p.ns}/{p.key})" for name, p in found.prompts) or "none"
-    problems = "".join(f"; {failure}" for failure in found.failures)
-    raise OverridesError(
-        f"no prompt {selector!r} among the {ENTRY_POINT_GROUP} entry points (found: {known})"
-        f"{problems}; pass --prompt package.module:attr instead"
+    if isinstance(value, Prompt) or callable(value):
+        source: PromptSource = value
+        return source
+    raise PromptValidationError(
+        f"prompt reference {reference!r} is a {type(value).__name__}, not a Prompt or a"
+        " function that returns one"
     )
+
+
+def _factory_arguments(
+    factory: PromptFactory, session: Session, workspace: Path
+) -> tuple[Session, Path] | tuple[()]:
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a builtin without a signature: try it without arguments
+        return ()
+    full: tuple[Session, Path] = (session, workspace)
+    for arguments in (full, ()):
+        try:
+            signature.bind(*arguments)
+        except TypeError:
+            continue
+        return arguments
+    raise PromptValidationError(
+        f"prompt factory {_factory_name(factory)} takes {signature}: a factory takes"
+        " (session, workspace) or no arguments"
+    )
+
+
+def _factory_name(factory: PromptFactory) -> str:
+    qualname = getattr(factory, "__qualname__", type(factory).__qualname__)
+    return f"{getattr(factory, '__module__', '?')}:{qualname}"
+
+
+def _rebound_prompt(prompt: Prompt[Any], session: Session) -> Prompt[Any]:
+    sections = tuple(_rebound(section, session) for section in prompt.sections)
+    if all(new is old for new, old in zip(sections, prompt.sections, strict=True)):
+        return prompt
+    return dataclasses.replace(prompt, sections=sections)
+
+
+def _rebound(section: Section, session: Session) -> Section:
+    children = tuple(_rebound(child, session) for child in section.children)
+    changes: dict[str, Any] = {}
+    if any(new is not old for new, old in zip(children, section.children, strict=True)):
+        changes["children"] = children
+    if any(field.name == "session" for field in dataclasses.fields(section)):
+        changes["session"] = session
+    return section.clone(**changes) if changes else section

@@ -75,7 +75,13 @@ class PromptDescriptor:
 
 @dataclass(frozen=True)
 class RenderedPrompt(Generic[OutputT]):
-    """A prompt's markdown text, the tools it offers, and the type its reply must parse into."""
+    """A prompt's markdown text, the tools it offers, and the type its reply must parse into.
+
+    `applied_overrides` lists the sections whose stored override passed the hash guard and was
+    handed to the section. Most sections show it as is; a section with a live source of its own
+    may still prefer that (a `WorkspaceDigestSection` prefers its session's digest): ask such a
+    section where its body came from (`resolve_workspace_digest`).
+    """
 
     text: str
     tools: tuple[Tool[Any], ...]

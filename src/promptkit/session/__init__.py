@@ -14,7 +14,7 @@ from promptkit.session.events import (
 )
 from promptkit.session.reducers import Reducer, append, replace_latest, upsert_by
 from promptkit.session.session import Session, Subscriber
-from promptkit.session.slices import register_slice_type
+from promptkit.session.slices import register_in_memory_slice_type, register_slice_type
 from promptkit.session.snapshot import SessionSnapshot
 from promptkit.session.store import (
     FsyncPolicy,
@@ -41,6 +41,7 @@ __all__ = [
     "Subscriber",
     "ToolInvoked",
     "append",
+    "register_in_memory_slice_type",
     "register_slice_type",
     "replace_latest",
     "resolve_state_root",

@@ -188,31 +188,30 @@ def _encode_json(value: Any) -> Any:
     if isinstance(value, float):
         return _encode_float(value)
     if isinstance(value, list | tuple):
-        encoded = []
-        for index, item in enumerate(value):
-            try:
-                encoded.append(_encode_json(item))
-            except _UnfitError as problem:
-                raise problem.at(f"[{index}]") from None
-        return encoded
+        return [_item(index, _encode_json, item) for index, item in enumerate(value)]
     if isinstance(value, Mapping):
-        return _encode_json_object(value)
+        return _encode_object(value, _encode_json)
     raise _UnfitError(
         f"a value of type {type(value).__qualname__} is not JSON-ready (fields typed Any take "
         "None, bool, int, float, str, lists and string-keyed mappings)"
     )
 
 
-def _encode_json_object(value: Mapping[Any, Any]) -> dict[str, Any]:
+def _encode_object(value: Mapping[Any, Any], encode_value: _Encoder) -> dict[str, Any]:
     encoded: dict[str, Any] = {}
     for key, item in value.items():
         if not isinstance(key, str):
             raise _UnfitError(f"mapping key {key!r} is not a string")
-        try:
-            encoded[key] = _encode_json(item)
-        except _UnfitError as problem:
-            raise problem.at(f"[{key!r}]") from None
+        encoded[key] = _item(key, encode_value, item)
     return encoded
+
+
+def _item(where: int | str, convert: Callable[[Any], Any], item: Any) -> Any:
+    """`convert(item)`; a failure is located at `[where]`, an index or a mapping key."""
+    try:
+        return convert(item)
+    except _UnfitError as problem:
+        raise problem.at(f"[{where!r}]") from None
 
 
 def _decode_json(data: Any) -> Any:
@@ -270,24 +269,18 @@ def _tuple(args: tuple[Any, ...], building: dict[type, _Forward]) -> tuple[_Enco
     def encode(value: Any) -> Any:
         if not isinstance(value, tuple) or len(value) != len(items):
             raise _UnfitError(f"expected a tuple of {len(items)} items, got {_describe(value)}")
-        encoded = []
-        for index, ((item_encode, _), item) in enumerate(zip(items, value, strict=True)):
-            try:
-                encoded.append(item_encode(item))
-            except _UnfitError as problem:
-                raise problem.at(f"[{index}]") from None
-        return encoded
+        return [
+            _item(index, item_encode, item)
+            for index, ((item_encode, _), item) in enumerate(zip(items, value, strict=True))
+        ]
 
     def decode(data: Any) -> Any:
         if not isinstance(data, list) or len(data) != len(items):
             raise _UnfitError(f"expected an array of {len(items)} items, got {_describe(data)}")
-        decoded = []
-        for index, ((_, item_decode), item) in enumerate(zip(items, data, strict=True)):
-            try:
-                decoded.append(item_decode(item))
-            except _UnfitError as problem:
-                raise problem.at(f"[{index}]") from None
-        return tuple(decoded)
+        return tuple(
+            _item(index, item_decode, item)
+            for index, ((_, item_decode), item) in enumerate(zip(items, data, strict=True))
+        )
 
     return encode, decode
 
@@ -304,24 +297,12 @@ def _sequence(
     def encode(value: Any) -> Any:
         if not isinstance(value, accepted):
             raise _UnfitError(f"expected {label}, got {type(value).__qualname__}")
-        encoded = []
-        for index, item in enumerate(value):
-            try:
-                encoded.append(item_encode(item))
-            except _UnfitError as problem:
-                raise problem.at(f"[{index}]") from None
-        return encoded
+        return [_item(index, item_encode, item) for index, item in enumerate(value)]
 
     def decode(data: Any) -> Any:
         if not isinstance(data, list):
             raise _UnfitError(f"expected an array, got {_describe(data)}")
-        decoded = []
-        for index, item in enumerate(data):
-            try:
-                decoded.append(item_decode(item))
-            except _UnfitError as problem:
-                raise problem.at(f"[{index}]") from None
-        return container(decoded)
+        return container([_item(index, item_decode, item) for index, item in enumerate(data)])
 
     return encode, decode
 
@@ -334,26 +315,12 @@ def _mapping(args: tuple[Any, ...], building: dict[type, _Forward]) -> tuple[_En
     def encode(value: Any) -> Any:
         if not isinstance(value, Mapping):
             raise _UnfitError(f"expected a mapping, got {type(value).__qualname__}")
-        encoded = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise _UnfitError(f"mapping key {key!r} is not a string")
-            try:
-                encoded[key] = value_encode(item)
-            except _UnfitError as problem:
-                raise problem.at(f"[{key!r}]") from None
-        return encoded
+        return _encode_object(value, value_encode)
 
     def decode(data: Any) -> Any:
         if not isinstance(data, dict):
             raise _UnfitError(f"expected an object, got {_describe(data)}")
-        decoded = {}
-        for key, item in data.items():
-            try:
-                decoded[key] = value_decode(item)
-            except _UnfitError as problem:
-                raise problem.at(f"[{key!r}]") from None
-        return decoded
+        return {key: _item(key, value_decode, item) for key, item in data.items()}
 
     return encode, decode
 

@@ -29,7 +29,7 @@ from promptkit.session.events import (
     SliceSeeded,
 )
 from promptkit.session.reducers import append
-from promptkit.session.slices import slice_name
+from promptkit.session.slices import is_in_memory_by_intent, slice_name
 from promptkit.session.snapshot import SessionSnapshot
 
 T = TypeVar("T")
@@ -52,7 +52,11 @@ class SessionRecorder(Protocol):
         changes: list[dict[str, Any]],
         unpersisted: tuple[type[Any], ...],
     ) -> None:
-        """Durably record `changes` (JSON-ready) of event number `seq`, or raise to refuse it."""
+        """Durably record `changes` (JSON-ready) of event number `seq`, or raise to refuse it.
+
+        `unpersisted` are the changed slice types that are neither registered nor declared
+        in-memory: their changes are not in `changes`.
+        """
 
 
 def new_session_id() -> str:
@@ -323,7 +327,8 @@ class Session:
         for change in changes:
             name = slice_name(change.slice_type)
             if name is None:
-                unpersisted.append(change.slice_type)
+                if not is_in_memory_by_intent(change.slice_type):
+                    unpersisted.append(change.slice_type)
                 continue
             codec = codec_for(change.slice_type)
             values = change.values

@@ -3,13 +3,16 @@
 Snapshots and session logs refer to slice types by these names, never by import path, so a type
 can move between modules without breaking stored sessions. Registering a type also proves, once,
 that its annotations can be stored as JSON; its values are then checked as they enter a session.
-Slice types that are not registered live in memory only (see `docs/sessions.md`).
+Slice types that are not registered live in memory only (see `docs/sessions.md`); an attached
+SessionStore warns about them once, unless `register_in_memory_slice_type` declared the type
+in-memory by intent.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import threading
+import weakref
 from typing import Any
 
 from promptkit.errors import SessionError
@@ -23,6 +26,8 @@ _lock = threading.Lock()
 # The registry is process-wide on purpose: a stored name must mean the same type everywhere.
 _types_by_name: dict[str, type[Any]] = {}
 _names_by_type: dict[type[Any], str] = {}
+# Weak, so a class that is defined again (a reloaded module) does not keep the old one alive.
+_in_memory_types: weakref.WeakSet[type[Any]] = weakref.WeakSet()
 
 
 def register_slice_type(name: str, slice_type: type[Any]) -> None:
@@ -50,6 +55,12 @@ def register_slice_type(name: str, slice_type: type[Any]) -> None:
                 f"slice type name {name!r} is already registered for {_qualified(existing)}; "
                 f"choose another name for {_qualified(slice_type)}"
             )
+        if slice_type in _in_memory_types:
+            raise SessionError(
+                f"{_qualified(slice_type)} was declared in-memory with"
+                f" register_in_memory_slice_type, so {name!r} was not added; a type is either"
+                " persisted or in-memory: drop one of the two calls"
+            )
         other_name = _names_by_type.get(slice_type)
         if other_name is not None:
             raise SessionError(
@@ -61,6 +72,33 @@ def register_slice_type(name: str, slice_type: type[Any]) -> None:
             _log.debug("slice_type_redefined", name=name, type=_qualified(slice_type))
         _types_by_name[name] = slice_type
         _names_by_type[slice_type] = name
+
+
+def register_in_memory_slice_type(slice_type: type[Any]) -> None:
+    """Declare that values of `slice_type` live in memory only, on purpose.
+
+    Such a slice behaves like any unregistered one (snapshots, rollback and clone keep it in the
+    process; `to_json` and a SessionStore leave it out), but an attached store does not warn
+    about it: the declaration says that not persisting it is intended. Declaring a type again
+    is a no-op; a type registered for persistence with `register_slice_type` is refused.
+    """
+    if not isinstance(slice_type, type):
+        raise SessionError(
+            f"register_in_memory_slice_type needs a class, got {_qualified(slice_type)}"
+        )
+    with _lock:
+        name = _names_by_type.get(slice_type)
+        if name is not None:
+            raise SessionError(
+                f"{_qualified(slice_type)} is registered as {name!r} and so is persisted; a type"
+                " is either persisted or in-memory: drop one of the two calls"
+            )
+        _in_memory_types.add(slice_type)
+
+
+def is_in_memory_by_intent(slice_type: type[Any]) -> bool:
+    """True when `register_in_memory_slice_type` declared `slice_type` in-memory."""
+    return slice_type in _in_memory_types
 
 
 def slice_name(slice_type: type[Any]) -> str | None:

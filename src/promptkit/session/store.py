@@ -328,7 +328,8 @@ class SessionAttachment:
                     "session_slice_not_persisted",
                     session_id=self._session.session_id,
                     slice_type=slice_type.__qualname__,
-                    hint="register it with register_slice_type to persist its values",
+                    hint="register it with register_slice_type to persist its values, or"
+                    " with register_in_memory_slice_type if it is meant to stay in memory",
                 )
         if not changes:
             return

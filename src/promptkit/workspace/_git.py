@@ -74,9 +74,12 @@ def run_git_together(root: Path, *commands: tuple[str, ...]) -> list[bytes | Non
     return outputs
 
 
-def git_text(root: Path, *args: str) -> str | None:
-    """`run_git` decoded and stripped; None for a failure or an empty answer."""
-    output = run_git(root, *args)
+def git_texts_together(root: Path, *commands: tuple[str, ...]) -> list[str | None]:
+    """Each command's stdout, decoded and stripped (None for a failure or an empty answer)."""
+    return [_as_text(output) for output in run_git_together(root, *commands)]
+
+
+def _as_text(output: bytes | None) -> str | None:
     if output is None:
         return None
     text = output.decode("utf-8", errors="replace").strip()

@@ -15,6 +15,12 @@ Whatever the source, a file is always left out when it is:
   deleted since git listed it, or unreadable.
 
 Skipped files are counted by reason, so a digest can say what it left out.
+
+The NUL sniff is the costly part of a selection (one open and read per file), and freshness
+checks select the same workspace on every render. So the sniff's verdict on a tracked file git
+reports unmodified is remembered per workspace, next to the file's blob id and stat (inode,
+size, mtime, ctime); the next selection reuses it only while all of those are unchanged, so an
+edit, a checkout or a chmod is sniffed again.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ import fnmatch
 import os
 import re
 import stat
-from collections import Counter
-from collections.abc import Iterator
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -51,6 +58,7 @@ _log = get_logger("promptkit.workspace")
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 _SNIFF_BYTES = 8192
+_SNIFF_MEMORY_ROOTS = 16
 
 SkipReason = Literal[
     "binary",
@@ -164,6 +172,35 @@ _WALK_PRUNED_DIRECTORIES = frozenset(
 )
 
 
+# (blob id, inode, size, mtime_ns, ctime_ns) of a tracked, unmodified file when it was sniffed.
+_SniffKey = tuple[str, int, int, int, int]
+# Relative path -> (the key it was sniffed under, whether a NUL was found).
+_Sniffs = dict[str, tuple[_SniffKey, bool]]
+
+
+class _SniffMemory:
+    """The last selection's sniff verdicts for up to `roots` workspaces, oldest dropped first."""
+
+    def __init__(self, roots: int) -> None:
+        self._roots = roots
+        self._by_root: OrderedDict[str, _Sniffs] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def recall(self, root: str) -> Mapping[str, tuple[_SniffKey, bool]]:
+        with self._lock:
+            return self._by_root.get(root, {})
+
+    def remember(self, root: str, sniffs: _Sniffs) -> None:
+        with self._lock:
+            self._by_root[root] = sniffs
+            self._by_root.move_to_end(root)
+            while len(self._by_root) > self._roots:
+                self._by_root.popitem(last=False)
+
+
+_sniff_memory = _SniffMemory(_SNIFF_MEMORY_ROOTS)
+
+
 def is_credential_file_name(name: str) -> bool:
     """Whether a file called `name` (no directory) holds credentials by convention."""
     return _CREDENTIAL_NAME.match(name.lower()) is not None
@@ -192,10 +229,11 @@ def select_files(
         raise ValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
     resolved = resolve_workspace_root(root)
     listing = _git_listing(resolved)
-    checker = _Checker(resolved, max_file_bytes)
+    checker = _Checker(resolved, max_file_bytes, _sniff_memory.recall(str(resolved)))
     if listing is not None:
         for raw_path, blob_id in listing:
             checker.consider_listed(raw_path, blob_id)
+        _sniff_memory.remember(str(resolved), checker.sniffs)
     else:
         for relative in _walk_directory(resolved, "", [], checker):
             checker.consider_walked(relative)
@@ -285,12 +323,19 @@ def _is_ignored_by_git(root: Path) -> bool:
 class _Checker:
     """Applies the exclusion rules to candidate paths and collects the survivors."""
 
-    def __init__(self, root: Path, max_file_bytes: int) -> None:
+    def __init__(
+        self,
+        root: Path,
+        max_file_bytes: int,
+        known_sniffs: Mapping[str, tuple[_SniffKey, bool]],
+    ) -> None:
         self.root = root
         self.root_text = str(root)
         self.max_file_bytes = max_file_bytes
         self.files: list[WorkspaceFile] = []
         self.skipped: Counter[SkipReason] = Counter()
+        self.sniffs: _Sniffs = {}
+        self._known_sniffs = known_sniffs
         self._directory_is_real: dict[str, bool] = {"": True}
 
     def consider_listed(self, raw_path: bytes, blob_id: str | None) -> None:
@@ -363,6 +408,14 @@ class _Checker:
         if name.rpartition(".")[2].lower() in _BINARY_SUFFIXES and "." in name:
             self.skipped["binary"] += 1
             return
+        key: _SniffKey | None = None
+        if blob_id is not None:
+            key = (blob_id, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+            known = self._known_sniffs.get(relative)
+            if known is not None and known[0] == key:
+                self.sniffs[relative] = known
+                self._keep(relative, info, blob_id, is_binary=known[1])
+                return
         try:
             descriptor = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:
@@ -379,12 +432,20 @@ class _Checker:
             return
         finally:
             os.close(descriptor)
-        if b"\0" in head:
+        is_binary = b"\0" in head
+        if key is not None:
+            self.sniffs[relative] = (key, is_binary)
+        self._keep(relative, opened, blob_id, is_binary=is_binary)
+
+    def _keep(
+        self, relative: str, info: os.stat_result, blob_id: str | None, *, is_binary: bool
+    ) -> None:
+        if is_binary:
             self.skipped["binary"] += 1
             return
         self.files.append(
             WorkspaceFile(
-                path=relative, size=opened.st_size, mtime_ns=opened.st_mtime_ns, blob_id=blob_id
+                path=relative, size=info.st_size, mtime_ns=info.st_mtime_ns, blob_id=blob_id
             )
         )
 

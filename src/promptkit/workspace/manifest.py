@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
 from promptkit.errors import WorkspaceError
-from promptkit.workspace._git import git_text
+from promptkit.workspace._git import git_texts_together
 from promptkit.workspace.files import (
     DEFAULT_MAX_FILE_BYTES,
     FileSelection,
@@ -193,13 +193,17 @@ def manifest_for_selection(
             fingerprint=fingerprint,
         )
     notes: list[str] = []
-    head_sha = git_text(root, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+    head_sha, branch, shallow, remote = git_texts_together(
+        root,
+        ("rev-parse", "-q", "--verify", "HEAD^{commit}"),
+        ("symbolic-ref", "-q", "HEAD"),
+        ("rev-parse", "--is-shallow-repository"),
+        ("config", "--get", "remote.origin.url"),
+    )
     if head_sha is not None and not _SHA.fullmatch(head_sha):
         head_sha = None
-    branch = git_text(root, "symbolic-ref", "-q", "HEAD")
     ref = branch.removeprefix("refs/heads/") if branch else None
-    is_shallow = git_text(root, "rev-parse", "--is-shallow-repository") == "true"
-    remote = git_text(root, "config", "--get", "remote.origin.url")
+    is_shallow = shallow == "true"
     if head_sha is None:
         notes.append("repository has no commits yet")
     if branch is None:

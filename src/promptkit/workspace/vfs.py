@@ -5,7 +5,8 @@
 symlinks out of the root), each read again through `read_workspace_bytes`, so nothing outside a
 mount's root is ever read. The copy lives in session slices (`VfsFile`, `VfsMount`): it is
 cloned with the session and never written back, so `vfs_write_file` cannot modify the host.
-These slices are not registered for persistence; a restored session copies the mounts again.
+These slices are in-memory by intent (`register_in_memory_slice_type`), so a SessionStore
+neither records nor warns about them; a restored session copies the mounts again.
 
 Every path a tool receives is normalised first; `..` climbing above `/`, NUL bytes and paths
 outside every mount are refused with a failed `ToolResult`, never an exception. `vfs_grep` runs
@@ -34,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from promptkit.errors import PromptValidationError, WorkspaceError
 from promptkit.prompt import RenderContext, Section, Tool, ToolContext, ToolResult
-from promptkit.session import Session, upsert_by
+from promptkit.session import Session, register_in_memory_slice_type, upsert_by
 from promptkit.workspace.files import (
     DEFAULT_MAX_FILE_BYTES,
     read_workspace_bytes,
@@ -130,6 +131,11 @@ class VfsMount:
     total_bytes: int
     max_file_bytes: int
     skipped: tuple[tuple[str, int], ...] = ()
+
+
+# The copy is rebuilt from the host on restore; persisting it would store whole files per event.
+register_in_memory_slice_type(VfsFile)
+register_in_memory_slice_type(VfsMount)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,65 @@
+"""The options the workspace commands share, defined once so they read the same everywhere.
+
+`optimize`, `render`, `digest status` and `repl` (and the code-review example) take a workspace,
+a prompt and the stores; `optimize` and `repl` also choose a provider. This module only adds
+arguments: it imports nothing heavy, because every command's parser is built on each run.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+PROMPT_HELP = (
+    "package.module:attr or a promptkit.prompts entry-point name: a Prompt, or a function"
+    " (session, workspace) -> Prompt, or one of no arguments (default: the built-in workspace"
+    " prompt)"
+)
+
+
+def add_path_argument(parser: argparse.ArgumentParser) -> None:
+    """The positional `PATH` of the workspace, default the current folder."""
+    parser.add_argument(
+        "path", nargs="?", default=".", metavar="PATH", help="workspace directory (default: .)"
+    )
+
+
+def add_prompt_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool = True) -> None:
+    """`--prompt` (unless `prompt_option` is false), `--tag`, `--overrides-dir`, `--state-dir`."""
+    if prompt_option:
+        parser.add_argument("--prompt", metavar="MODULE:ATTR", help=PROMPT_HELP)
+    parser.add_argument("--tag", default="latest", help="overrides tag (default: latest)")
+    parser.add_argument(
+        "--overrides-dir", metavar="DIR", help="overrides store root (default: PATH/overrides)"
+    )
+    parser.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="session state root (default: $PROMPTKIT_HOME or ~/.promptkit)",
+    )
+
+
+def add_provider_arguments(parser: argparse.ArgumentParser, *, role: str) -> None:
+    """`--provider`, `--model` and `--base-url`, as `choose_adapter` takes them; `role` says
+    what the provider does for the command, in the help of `--provider`."""
+    from promptkit.adapters.selection import PROVIDER_NAMES
+
+    parser.add_argument(
+        "--provider",
+        choices=PROVIDER_NAMES,
+        default="auto",
+        help=f"{role} (default: auto: openai or anthropic when its API key is set, else the"
+        " offline static optimizer)",
+    )
+    parser.add_argument("--model", help="model name (default: one per provider)")
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="server of an OpenAI-compatible API (vLLM, Ollama, llama.cpp), or another endpoint",
+    )
+
+
+def add_repl_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool) -> None:
+    """PATH, the provider options and the store options of a REPL; `--prompt` when asked."""
+    add_path_argument(parser)
+    add_prompt_arguments(parser, prompt_option=prompt_option)
+    add_provider_arguments(parser, role="who answers and optimizes")
