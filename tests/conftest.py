@@ -16,8 +16,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from promptkit.testing import FakeProviderServer
+
+# Property tests never fail for being slow on a loaded machine; under CI they are derandomized,
+# so a CI run is reproducible and a red one can be replayed exactly.
+settings.register_profile("promptkit", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "promptkit-ci", parent=settings.get_profile("promptkit"), derandomize=True
+)
+settings.load_profile("promptkit-ci" if os.environ.get("CI") else "promptkit")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
