@@ -8,59 +8,81 @@
   explore a copy of the workspace (in memory, or in a read-only container).
 """
 
-from promptkit.workspace.files import (
-    DEFAULT_MAX_FILE_BYTES,
-    FileSelection,
-    SkipReason,
-    WorkspaceFile,
-    is_credential_file_name,
-    read_workspace_bytes,
-    select_files,
-)
-from promptkit.workspace.manifest import (
-    MANIFEST_FILE_NAME,
-    WorkspaceManifest,
-    WorkspaceStrategy,
-    describe_workspace,
-    workspace_fingerprint,
-)
-from promptkit.workspace.podman import PodmanWorkspaceSection
-from promptkit.workspace.scan import (
-    DirectoryCount,
-    LanguageCount,
-    WatchOut,
-    WorkspaceFacts,
-    scan_workspace,
-)
-from promptkit.workspace.static_digest import estimate_tokens, render_static_digest
-from promptkit.workspace.tooling import CommandPurpose, ToolCommand, Workflow
-from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection, WorkspaceSection
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "DEFAULT_MAX_FILE_BYTES",
-    "MANIFEST_FILE_NAME",
-    "CommandPurpose",
-    "DirectoryCount",
-    "FileSelection",
-    "HostMount",
-    "LanguageCount",
-    "PodmanWorkspaceSection",
-    "SkipReason",
-    "ToolCommand",
-    "VfsWorkspaceSection",
-    "WatchOut",
-    "Workflow",
-    "WorkspaceFacts",
-    "WorkspaceFile",
-    "WorkspaceManifest",
-    "WorkspaceSection",
-    "WorkspaceStrategy",
-    "describe_workspace",
-    "estimate_tokens",
-    "is_credential_file_name",
-    "read_workspace_bytes",
-    "render_static_digest",
-    "scan_workspace",
-    "select_files",
-    "workspace_fingerprint",
-]
+from promptkit._lazy import lazy_exports
+
+# The prompt sections (VFS, Podman) import the prompt core; scanning a workspace needs none of it.
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_MAX_FILE_BYTES": "promptkit.workspace.files",
+    "FileSelection": "promptkit.workspace.files",
+    "SkipReason": "promptkit.workspace.files",
+    "WorkspaceFile": "promptkit.workspace.files",
+    "is_credential_file_name": "promptkit.workspace.files",
+    "read_workspace_bytes": "promptkit.workspace.files",
+    "select_files": "promptkit.workspace.files",
+    "MANIFEST_FILE_NAME": "promptkit.workspace.manifest",
+    "WorkspaceManifest": "promptkit.workspace.manifest",
+    "WorkspaceStrategy": "promptkit.workspace.manifest",
+    "describe_workspace": "promptkit.workspace.manifest",
+    "workspace_fingerprint": "promptkit.workspace.manifest",
+    "PodmanWorkspaceSection": "promptkit.workspace.podman",
+    "DirectoryCount": "promptkit.workspace.scan",
+    "LanguageCount": "promptkit.workspace.scan",
+    "WatchOut": "promptkit.workspace.scan",
+    "WorkspaceFacts": "promptkit.workspace.scan",
+    "scan_workspace": "promptkit.workspace.scan",
+    "estimate_tokens": "promptkit.workspace.static_digest",
+    "render_static_digest": "promptkit.workspace.static_digest",
+    "CommandPurpose": "promptkit.workspace.tooling",
+    "ToolCommand": "promptkit.workspace.tooling",
+    "Workflow": "promptkit.workspace.tooling",
+    "HostMount": "promptkit.workspace.vfs",
+    "VfsWorkspaceSection": "promptkit.workspace.vfs",
+    "WorkspaceSection": "promptkit.workspace.vfs",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:
+    from promptkit.workspace.files import (
+        DEFAULT_MAX_FILE_BYTES as DEFAULT_MAX_FILE_BYTES,
+        FileSelection as FileSelection,
+        SkipReason as SkipReason,
+        WorkspaceFile as WorkspaceFile,
+        is_credential_file_name as is_credential_file_name,
+        read_workspace_bytes as read_workspace_bytes,
+        select_files as select_files,
+    )
+    from promptkit.workspace.manifest import (
+        MANIFEST_FILE_NAME as MANIFEST_FILE_NAME,
+        WorkspaceManifest as WorkspaceManifest,
+        WorkspaceStrategy as WorkspaceStrategy,
+        describe_workspace as describe_workspace,
+        workspace_fingerprint as workspace_fingerprint,
+    )
+    from promptkit.workspace.podman import (
+        PodmanWorkspaceSection as PodmanWorkspaceSection,
+    )
+    from promptkit.workspace.scan import (
+        DirectoryCount as DirectoryCount,
+        LanguageCount as LanguageCount,
+        WatchOut as WatchOut,
+        WorkspaceFacts as WorkspaceFacts,
+        scan_workspace as scan_workspace,
+    )
+    from promptkit.workspace.static_digest import (
+        estimate_tokens as estimate_tokens,
+        render_static_digest as render_static_digest,
+    )
+    from promptkit.workspace.tooling import (
+        CommandPurpose as CommandPurpose,
+        ToolCommand as ToolCommand,
+        Workflow as Workflow,
+    )
+    from promptkit.workspace.vfs import (
+        HostMount as HostMount,
+        VfsWorkspaceSection as VfsWorkspaceSection,
+        WorkspaceSection as WorkspaceSection,
+    )
