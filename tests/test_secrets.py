@@ -279,3 +279,56 @@ def test_redaction_markers_are_never_taken_for_secrets() -> None:
         ]
     )
     assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB_PASSWORD=Tr0ub4dor3xK9",
+        "db_password = 'Tr0ub4dor&3xK9'",
+        "password: hunter2!",
+        "MYSQL_PWD=Tr0ub4dor3xK9",
+        "export GITHUB_TOKEN=Ab3dEf9hJ2",
+        '{"api_key": "a8f3k2m9x7q1"}',
+        "mysql --password Tr0ub4dor3xK9",
+    ],
+)
+def test_short_mixed_password_assigned_to_password_like_name_is_found(text: str) -> None:
+    assert [finding.rule for finding in find_secrets(text)] == ["secret-assignment"]
+
+
+def test_short_password_is_redacted_and_only_it() -> None:
+    assert redact_secrets("db_password = 'Tr0ub4dor&3xK9'") == (
+        "db_password = '[REDACTED:secret-assignment]'"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password=changeme",
+        "password: <password>",
+        "DB_PASSWORD=${DB_PASSWORD}",
+        "password = os.environ['DB_PASSWORD']",
+        "password = os.getenv('DB_PASSWORD')",
+        "password = getenv(DB_PASSWORD)",
+        "password=None",
+        'password=""',
+        "password=***",
+        "password=********",
+        "password: example",
+        "password=Example123!",
+        "password = user_password",
+        "password = newPassword1",
+        "password: str",
+        "password: SecretStr = Field(default=None)",
+        "token: Optional[str] = None",
+        "PWD=/home/alice/project1",
+        "SECRET_NAME=db-creds-v2",
+        "password_file: ./conf/s3.txt",
+        "PASSWORD_MIN_LENGTH=12",
+        "cache_key = v2abc123X",
+    ],
+)
+def test_placeholders_references_and_annotations_of_passwords_are_not_secrets(text: str) -> None:
+    assert find_secrets(text) == []

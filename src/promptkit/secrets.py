@@ -19,7 +19,10 @@ Rules (the names that appear in findings and redaction markers):
   `bearer-token` (`Authorization: Bearer ...`).
 - `aws-secret-access-key`, `secret-assignment`: a high-entropy value given to a secret-like name
   (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, `*_API_KEY`...) as `NAME=value`, `NAME: value`,
-  `"name": "value"` or `--name value`.
+  `"name": "value"` or `--name value`. Password-like names (`*PASSWORD*`, `*_PWD`, `*SECRET*`,
+  `*_TOKEN`, `*_API_KEY`) also take a chosen password of 8 to 15 characters when it mixes
+  character classes (`DB_PASSWORD=Tr0ub4dor&3`), but never letters alone (`changeme`, `str`), a
+  path, or a value naming a secret or placeholder (`newPassword1`, `Example123`).
 
 What deliberately does not count:
 
@@ -128,8 +131,8 @@ _BEARER = re.compile(r"(?i)(?<![A-Za-z0-9])bearer[ \t]{1,4}+([A-Za-z0-9._~+/\-]{
 # runs on the lower-cased text, since a case-insensitive alternation is several times slower; the
 # case-insensitive pattern is used only when lower-casing changed the text's length (and so its
 # offsets), which a few Unicode letters do.
-_SECRET_WORD = re.compile(r"key|token|secret|passw|bearer")
-_SECRET_WORD_ANY_CASE = re.compile(r"(?i)key|token|secret|passw|bearer")
+_SECRET_WORD = re.compile(r"key|token|secret|passw|pwd|bearer")
+_SECRET_WORD_ANY_CASE = re.compile(r"(?i)key|token|secret|passw|pwd|bearer")
 
 _ASSIGNMENT = re.compile(
     r"""
@@ -140,7 +143,8 @@ _ASSIGNMENT = re.compile(
     (?::=|\?=|\+=|=|:)(?!=)
     [ \t]{0,16}+
     (?P<quote>["'`]?+)
-    (?P<value>[^\s"'`,;()\[\]{}<>\\]{16,1024}+)
+    # 8 characters, not 16: short values count for password-like names (`_is_short_credential`).
+    (?P<value>[^\s"'`,;()\[\]{}<>\\]{8,1024}+)
     (?=[\s"'`,;)\]}\\]|\Z)
     """,
     re.VERBOSE,
@@ -149,7 +153,7 @@ _ASSIGNMENT = re.compile(
 # `--password value`, `--api-token value`: a flag named like a secret, its value after a space.
 _SECRET_FLAG = re.compile(
     r"(?<![A-Za-z0-9_\-])--(?P<name>[A-Za-z][A-Za-z0-9\-]{0,60}+)[ \t]++(?P<quote>[\"']?+)"
-    r"(?P<value>[^\s\"'`;|&()<>\[\]{}\\]{16,1024}+)(?=[\s\"'`;|&)]|\Z)"
+    r"(?P<value>[^\s\"'`;|&()<>\[\]{}\\]{8,1024}+)(?=[\s\"'`;|&)]|\Z)"
 )
 
 # `curl -u user:password`; uid:gid pairs (`docker run -u 1000:1000`) are not credentials.
@@ -164,6 +168,23 @@ _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SECRET_LAST_WORDS = frozenset({"token", "secret", "apikey", "passphrase", "pass", "pw"})
 _SECRET_ANY_WORDS = frozenset({"password", "passwd", "secret", "secrets", "passphrase"})
 
+# Password-like names (`*PASSWORD*`, `*_PWD`, `*_TOKEN`, `*_API_KEY`...) also accept a shorter
+# value when it is shaped like a credential, since people choose passwords far shorter than a
+# generated key. A bare `PWD` is the shell's working directory, so `pwd` needs a qualifier.
+_PASSWORD_ANY_WORDS = frozenset({"password", "passwd", "passphrase", "secret", "secrets"})
+_PASSWORD_LAST_WORDS = frozenset({"token", "apikey", "pass", "pw"})
+# `SECRET_NAME=db-creds-v2`, `password_file: ./pw.txt`: these names point at a secret.
+_POINTER_LAST_WORDS = frozenset(
+    {"name", "id", "arn", "ref", "file", "path", "dir", "url", "env", "var", "version", "type"}
+)
+# A value that names a secret or a placeholder (`newPassword1`, `Changeme123`) is a reference or
+# a stand-in, not a chosen credential.
+_NOT_A_CREDENTIAL_WORDS = frozenset(
+    {"password", "passwd", "pwd", "secret", "token", "key", "change", "changeme", "example"}
+    | {"placeholder", "dummy", "your", "none", "null", "redacted"}
+)
+# Letters and digits alone count when this varied (about ten distinct characters in a short run).
+_MIN_SHORT_ALNUM_ENTROPY = 3.2
 _MIN_SECRET_LENGTH = 16
 _MIN_ENTROPY = 3.5
 # Hex has at most 4 bits per character, so a random hex secret scores lower than base64.
@@ -331,12 +352,49 @@ def _assignment_rule(name: str, value: str, quote: str) -> str | None:
         words[-1] in _SECRET_LAST_WORDS
         or (words[-1] == "key" and len(words) > 1)
         or any(word in _SECRET_ANY_WORDS for word in words)
+        or _is_password_name(words)
     )
     if not is_secret_name or value.startswith(("$", "%", "@")):
         return None
     if _JOINED_WORDS.fullmatch(value) or (not quote and _ATTRIBUTE_PATH.fullmatch(value)):
         return None
-    return "secret-assignment" if _is_random_looking(value) else None
+    if len(value) < _MIN_SECRET_LENGTH:
+        is_credential = _is_password_name(words) and _is_short_credential(value)
+    else:
+        is_credential = _is_random_looking(value)
+    return "secret-assignment" if is_credential else None
+
+
+def _is_password_name(words: list[str]) -> bool:
+    if words[-1] in _POINTER_LAST_WORDS:
+        return False
+    return (
+        any(word in _PASSWORD_ANY_WORDS for word in words)
+        or words[-1] in _PASSWORD_LAST_WORDS
+        or (words[-1] == "pwd" and len(words) > 1)
+        or words[-2:] == ["api", "key"]
+    )
+
+
+def _is_short_credential(value: str) -> bool:
+    """Mixed character classes (`Tr0ub4dor&3`), or varied enough letters and digits; a value
+    of letters only (`changeme`, a type name such as `SecretStr`) never counts, nor a path."""
+    if "/" in value:
+        return False
+    words = {word.lower() for word in _NAME_WORDS.findall(value)}
+    if words & _NOT_A_CREDENTIAL_WORDS:
+        return False
+    has_lower = any(char.islower() for char in value)
+    has_upper = any(char.isupper() for char in value)
+    has_digit = any(char.isdigit() for char in value)
+    has_symbol = not value.isalnum()
+    if has_lower + has_upper + has_digit + has_symbol >= 3:
+        return True
+    return (
+        (has_lower or has_upper)
+        and has_digit
+        and shannon_entropy(value) >= _MIN_SHORT_ALNUM_ENTROPY
+    )
 
 
 def _is_random_looking(value: str) -> bool:

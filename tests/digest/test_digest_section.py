@@ -55,6 +55,25 @@ def test_placeholder_is_rendered_with_a_missing_warning(session: Session) -> Non
     assert warning["section_key"] == "workspace-digest"
 
 
+def test_placeholder_is_rendered_silently_when_warn_when_missing_is_false(
+    session: Session,
+) -> None:
+    prompt = digest_prompt(WorkspaceDigestSection(session=session, warn_when_missing=False))
+
+    with capture_logs() as logs:
+        text = prompt.render().text
+
+    assert body_of(text) == DEFAULT_PLACEHOLDER
+    assert events(logs, "workspace_digest_missing") == []
+
+
+def test_clone_keeps_warn_when_missing_unless_changed(session: Session) -> None:
+    silent = WorkspaceDigestSection(session=session, warn_when_missing=False)
+
+    assert silent.clone(session=Session()).warn_when_missing is False
+    assert silent.clone(session=Session(), warn_when_missing=True).warn_when_missing is True
+
+
 def test_session_digest_is_rendered_without_warnings(session: Session) -> None:
     prompt = digest_prompt(WorkspaceDigestSection(session=session))
     set_workspace_digest(session, "workspace-digest", "Layout: src/ and tests/.")

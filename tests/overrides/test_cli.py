@@ -24,6 +24,13 @@ def _file(project: Path, tag: str = "latest") -> Path:
     return project / "overrides" / "reviewer" / "code-review" / f"{tag}.toml"
 
 
+def _malformed_file_of_another_prompt(project: Path) -> Path:
+    broken = project / "overrides" / "other" / "thing" / "latest.toml"
+    broken.parent.mkdir(parents=True)
+    broken.write_text('version = 1\nns = "other"\nprompt_key = "thing"\ntag = \n', encoding="utf-8")
+    return broken
+
+
 def editor_env(project: Path, script: str) -> dict[str, str]:
     """The environment with $EDITOR running `script` (which has `sys` and `Path` imported and
     gets the draft's path as sys.argv[1]) and no $VISUAL, which would win over it."""
@@ -65,9 +72,7 @@ def test_check_exits_1_on_a_stale_file_and_0_after_set(project: Path) -> None:
 
 def test_check_reports_a_malformed_file_with_its_line_and_goes_on(project: Path) -> None:
     run_promptkit("overrides", "seed", "--prompt", REF, cwd=project)
-    broken = project / "overrides" / "other" / "thing" / "latest.toml"
-    broken.parent.mkdir(parents=True)
-    broken.write_text('version = 1\nns = "other"\nprompt_key = "thing"\ntag = \n', encoding="utf-8")
+    _malformed_file_of_another_prompt(project)
 
     result = run_promptkit("overrides", "check", "--prompt", REF, cwd=project)
 
@@ -112,6 +117,59 @@ def test_list_shows_section_tool_and_stale_counts(project: Path) -> None:
         "1",
         str(Path("overrides/reviewer/code-review/latest.toml")),
     ]
+
+
+def test_list_marks_a_malformed_file_invalid_lists_the_valid_ones_and_exits_1(
+    project: Path,
+) -> None:
+    run_promptkit("overrides", "seed", "--prompt", REF, cwd=project)
+    _malformed_file_of_another_prompt(project)
+
+    result = run_promptkit("overrides", "list", "--prompt", REF, cwd=project)
+
+    assert result.returncode == 1
+    _, invalid, valid = result.stdout.splitlines()
+    assert invalid.split()[:7] == [
+        "(invalid)",
+        "-",
+        "-",
+        "-",
+        "-",
+        "-",
+        str(Path("overrides/other/thing/latest.toml")),
+    ]
+    assert invalid.split()[7:10] == ["line", "4:", "malformed"]
+    assert valid.split()[:3] == ["reviewer", "code-review", "latest"]
+    assert "1 invalid override file(s)" in result.stderr
+
+
+def test_show_and_diff_ignore_a_malformed_file_of_another_prompt(project: Path) -> None:
+    run_promptkit(
+        "overrides", "set", "--prompt", REF, "--path", "intro", "--body", "Hi.", cwd=project
+    )
+    _malformed_file_of_another_prompt(project)
+
+    shown = run_promptkit("overrides", "show", "--prompt", REF, cwd=project)
+    diffed = run_promptkit("overrides", "diff", "--prompt", REF, cwd=project)
+
+    assert shown.returncode == 0, shown.stderr
+    assert '[sections."intro"] applies' in shown.stdout
+    assert diffed.returncode == 0, diffed.stderr
+    assert "+Hi." in diffed.stdout
+
+
+def test_show_of_a_prompt_whose_own_file_is_malformed_fails_naming_the_line(
+    project: Path,
+) -> None:
+    _file(project).parent.mkdir(parents=True)
+    _file(project).write_text("version = \n", encoding="utf-8")
+
+    result = run_promptkit("overrides", "show", "--prompt", REF, cwd=project)
+
+    assert result.returncode == 2
+    assert f"{Path('overrides/reviewer/code-review/latest.toml')} line 1: malformed" in (
+        result.stderr
+    )
 
 
 def test_seed_then_show_lists_each_entry_and_whether_it_applies(project: Path) -> None:

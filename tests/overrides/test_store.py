@@ -17,6 +17,7 @@ from promptkit import (
 )
 from promptkit.overrides import LocalPromptOverridesStore, PromptOverridesStore
 
+from ..conftest import git
 from .conftest import TaskParams, rendered_tool, review_prompt, section_hash, stored
 
 OLD_HASH = "0" * 64
@@ -333,3 +334,44 @@ def test_seed_skips_a_default_text_that_looks_like_a_credential(
     [warning] = [log for log in logs if log["event"] == "seed_section_skipped"]
     assert warning["path"] == "setup"
     assert "AKIA" not in repr(warning)
+
+
+def test_writes_in_a_git_repository_leave_no_untracked_lock_or_temp_file(
+    tmp_path: Path, prompt: Prompt[None]
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    store = LocalPromptOverridesStore(repo / "overrides")
+
+    store.set_section_override(prompt, path="intro", body="First.")
+    store.set_section_override(prompt, path="intro", body="Second.")
+
+    assert (repo / "overrides" / "reviewer" / "code-review" / "latest.toml.lock").exists()
+    status = git(repo, "status", "--porcelain", "--untracked-files=all").splitlines()
+    assert status == [
+        "?? overrides/.gitignore",
+        "?? overrides/reviewer/code-review/latest.toml",
+    ]
+
+
+def test_an_existing_gitignore_of_the_root_is_left_as_it_is(
+    store: LocalPromptOverridesStore, prompt: Prompt[None]
+) -> None:
+    ignore = store.root / ".gitignore"
+    ignore.parent.mkdir()
+    ignore.write_text("# the team's own rules\n*.bak\n", encoding="utf-8")
+
+    store.set_section_override(prompt, path="intro", body="Intro.")
+
+    assert ignore.read_text(encoding="utf-8") == "# the team's own rules\n*.bak\n"
+    assert [path.name for path in store.root.iterdir() if path.is_file()] == [".gitignore"]
+
+
+def test_a_refused_write_creates_no_gitignore(tmp_path: Path, prompt: Prompt[None]) -> None:
+    store = LocalPromptOverridesStore(tmp_path / "overrides")
+
+    with pytest.raises(OverridesError):
+        store.set_section_override(prompt, path="nowhere", body="x")
+
+    assert not store.root.exists()

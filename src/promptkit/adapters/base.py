@@ -37,7 +37,7 @@ from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.errors import PromptkitError
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import OverridesLookup, Prompt
-from promptkit.session import Session
+from promptkit.session import Session, SessionProtocol
 
 OutputT = TypeVar("OutputT")
 T = TypeVar("T")
@@ -105,7 +105,7 @@ class ProviderAdapter(ABC):
         store_scope: OptimizationScope = OptimizationScope.SESSION,
         overrides_store: PromptOverridesStore | None = None,
         overrides_tag: str | None = None,
-        session: Session,
+        session: SessionProtocol,
         optimization_session: Session | None = None,
         deadline: float | timedelta | None = None,
         max_tool_rounds: int = DEFAULT_OPTIMIZE_TOOL_ROUNDS,

@@ -59,7 +59,7 @@ from promptkit.prompt import (
     ToolResult,
 )
 from promptkit.secrets import find_secrets
-from promptkit.session import Session, ToolInvoked
+from promptkit.session import Session, SessionProtocol, ToolInvoked
 from promptkit.workspace.manifest import WorkspaceManifest, describe_workspace
 from promptkit.workspace.vfs import WorkspaceSection
 
@@ -143,7 +143,7 @@ def optimize_prompt(
     store_scope: OptimizationScope | str,
     overrides_store: PromptOverridesStore | None,
     overrides_tag: str | None,
-    session: Session,
+    session: SessionProtocol,
     optimization_session: Session | None,
     deadline: float | timedelta | None,
     max_tool_rounds: int,
@@ -240,7 +240,7 @@ def prepare_optimization(
     store_scope: OptimizationScope | str,
     overrides_store: PromptOverridesStore | None,
     overrides_tag: str | None,
-    session: Session,
+    session: SessionProtocol,
 ) -> OptimizationTarget:
     """Check everything that can be checked before spending anything; OptimizationError names
     what is missing and what to do."""
@@ -256,10 +256,10 @@ def prepare_optimization(
             f"optimize {name}: unknown store_scope {store_scope!r}; use OptimizationScope.SESSION"
             " or OptimizationScope.GLOBAL; no request was sent"
         ) from None
-    if not isinstance(session, Session):
+    if not isinstance(session, SessionProtocol):
         raise OptimizationError(
-            f"optimize {name}: session must be the promptkit Session the prompt renders with,"
-            f" got {type(session).__name__}; no request was sent"
+            f"optimize {name}: session must implement SessionProtocol (a promptkit Session, for"
+            f" instance), got {type(session).__name__}; no request was sent"
         )
     digest_section = prompt.find_section(WorkspaceDigestSection)
     if not isinstance(digest_section, WorkspaceDigestSection):
@@ -347,8 +347,12 @@ def optimization_prompt(target: OptimizationTarget, session: Session) -> Prompt[
                 # Children are dropped: the optimization prompt has its own fixed layout, and a
                 # child bound to the caller's session would leak the run into it.
                 target.workspace_section.clone(session=session, children=()),
+                # Writing the digest is this prompt's job, so its placeholder is expected there.
                 target.digest_section.clone(
-                    session=session, children=(), placeholder=_NO_DIGEST_YET
+                    session=session,
+                    children=(),
+                    placeholder=_NO_DIGEST_YET,
+                    warn_when_missing=False,
                 ),
             ),
             output_type=_OptimizationResponse,
@@ -507,7 +511,7 @@ def _store(
     target: OptimizationTarget,
     digest: str,
     *,
-    session: Session,
+    session: SessionProtocol,
     author: OverrideAuthor,
     provenance: WorkspaceManifest,
 ) -> None:
@@ -525,7 +529,7 @@ def _store(
 
 
 def _store_globally(
-    target: OptimizationTarget, digest: str, *, session: Session, author: OverrideAuthor
+    target: OptimizationTarget, digest: str, *, session: SessionProtocol, author: OverrideAuthor
 ) -> None:
     store, tag, prompt = target.overrides_store, target.overrides_tag, target.prompt
     assert store is not None and tag is not None  # prepare_optimization checked both

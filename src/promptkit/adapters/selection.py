@@ -4,17 +4,20 @@
 OpenAI-compatible server needs no key), else Anthropic when `ANTHROPIC_API_KEY` is set, else the
 offline `StaticAdapter`; the choice comes with a sentence saying why, for the user to see. A base
 URL means an OpenAI-compatible server (vLLM, Ollama, llama.cpp server), so OpenAI is spoken
-through Chat Completions there, the API those servers share.
+through Chat Completions there, the API those servers share. The reason shows a base URL without
+its user info, query and fragment, where keys are often put; the client gets it unchanged.
 """
 
 from __future__ import annotations
 
 import os
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from promptkit.errors import ProviderAuthenticationError, ProviderError
+from promptkit.secrets import redact_secrets
 
 if TYPE_CHECKING:
     from promptkit.adapters.base import ProviderAdapter
@@ -107,7 +110,7 @@ def _openai_choice(
     from promptkit.adapters.openai import OpenAIAdapter
 
     adapter = OpenAIAdapter(model=chosen, api=api, client_kwargs=client_kwargs)
-    where = f" at {base_url} (Chat Completions)" if base_url else ""
+    where = f" at {_shown_url(base_url)} (Chat Completions)" if base_url else ""
     reason = f"openai model {chosen}{where}"
     return AdapterChoice(
         adapter, f"auto chose {reason}, as {auto_reason}" if auto_reason else reason
@@ -128,8 +131,24 @@ def _anthropic_choice(
     from promptkit.adapters.anthropic import AnthropicAdapter
 
     adapter = AnthropicAdapter(model=chosen, client_kwargs=client_kwargs)
-    where = f" at {base_url}" if base_url else ""
+    where = f" at {_shown_url(base_url)}" if base_url else ""
     reason = f"anthropic model {chosen}{where}"
     return AdapterChoice(
         adapter, f"auto chose {reason}, as {auto_reason}" if auto_reason else reason
     )
+
+
+def _shown_url(url: str) -> str:
+    """`url` as the reason shows it: without user info, query and fragment, then redacted, since
+    a key in a path (`/v1/sk-...`) would otherwise still reach the terminal and the logs."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:  # not a URL the parser accepts (a bad port, an unclosed `[`)
+        return "the given base URL"
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{port}" if port is not None else host
+    shown = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return redact_secrets(shown)

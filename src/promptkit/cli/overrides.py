@@ -63,7 +63,12 @@ def register(subparsers: Any) -> None:
         sub.set_defaults(handler=handler)
         return sub
 
-    action("list", "list override files with section, tool and stale counts", _list, prompt="many")
+    action(
+        "list",
+        "list override files with section, tool and stale counts; exit 1 when a file is invalid",
+        _list,
+        prompt="many",
+    )
     show = action("show", "show the entries stored for a prompt and whether each applies", _show)
     show.add_argument("--path", help="only this section path (a/b)")
     action("seed", "write the current default texts as a starting point", _seed)
@@ -106,7 +111,20 @@ def _list(args: argparse.Namespace) -> int:
     store = LocalPromptOverridesStore(args.root)
     prompts = _known_prompts(args.prompt)
     rows = [("NS", "PROMPT", "TAG", "SECTIONS", "TOOLS", "STALE", "FILE")]
-    for value in store.list_overrides():
+    invalid = 0
+    for file in override_files(store.root):
+        try:
+            value = store.read_file(file)
+        except OverridesError as error:
+            # One bad file must not hide the others; its row says what is wrong with it.
+            invalid += 1
+            problem = str(error).splitlines()[0]
+            if not problem.startswith(str(file)):
+                problem = f"{file}: {problem}"
+            rows.append(("(invalid)", "-", "-", "-", "-", "-", problem))
+            continue
+        if value is None:
+            continue
         if isinstance(value, SharedSectionOverride):
             states = shared_states(prompts.values(), value)
             stale = str(sum(s.status == "stale" for s in states)) if states else "-"
@@ -136,6 +154,13 @@ def _list(args: argparse.Namespace) -> int:
     for row in rows:
         cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
         print("  ".join(cells).rstrip())
+    if invalid:
+        print(
+            f"promptkit: {invalid} invalid override file(s) under {args.root}; run `promptkit"
+            " overrides check` to list every problem",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -6,7 +6,7 @@ Resolution order, the contract every consumer relies on:
 2. an override body, exactly as stored: the prompt's own override for the section, then a
    shared override of the section key (a GLOBAL digest written while optimizing any prompt)
    when the overrides store keeps shared sections and the entry's hash matches;
-3. the placeholder, with a `workspace_digest_missing` warning.
+3. the placeholder, with a `workspace_digest_missing` warning unless `warn_when_missing=False`.
 
 The content hash covers a fixed marker naming the section kind and key, never the placeholder
 or title, so a stored override survives a placeholder edit. `resolve_workspace_digest` tells
@@ -75,13 +75,16 @@ class WorkspaceDigestSection(Section):
     """A task-agnostic summary of the workspace, bound to `session` (see the module doc).
 
     It accepts overrides and never takes part in `seed`. `clone(session=...)` requires a Session
-    and keeps the title, key and placeholder.
+    and keeps the title, key, placeholder and `warn_when_missing`. `warn_when_missing=False`
+    silences the `workspace_digest_missing` warning, for a prompt whose job is to write the
+    digest (the optimization prompt), where the placeholder is expected.
     """
 
     session: Session
     title: str = "Workspace Digest"
     key: str = "workspace-digest"
     placeholder: str = DEFAULT_PLACEHOLDER
+    warn_when_missing: bool = True
     accepts_overrides: bool = field(default=True, init=False)
     seedable: bool = field(default=False, init=False)
     tools: tuple[Tool[Any], ...] = field(default=(), init=False)
@@ -121,7 +124,7 @@ class WorkspaceDigestSection(Section):
                 prompt_ns=context.prompt_ns,
                 prompt_key=context.prompt_key,
             )
-        elif resolution.origin == "placeholder":
+        elif resolution.origin == "placeholder" and self.warn_when_missing:
             _log.warning(
                 "workspace_digest_missing",
                 prompt_ns=context.prompt_ns,

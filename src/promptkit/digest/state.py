@@ -17,7 +17,7 @@ from pathlib import Path
 from promptkit.errors import SessionError, WorkspaceError
 from promptkit.names import is_valid_key
 from promptkit.secrets import find_secrets
-from promptkit.session import Session, register_slice_type, upsert_by
+from promptkit.session import SessionProtocol, register_slice_type, upsert_by
 from promptkit.workspace.manifest import WorkspaceManifest, describe_workspace
 
 DIGEST_SLICE_NAME = "promptkit.workspace-digest"
@@ -64,7 +64,7 @@ def normalize_digest_key(key: str) -> str:
 
 
 def set_workspace_digest(
-    session: Session,
+    session: SessionProtocol,
     key: str,
     body: str,
     *,
@@ -111,7 +111,7 @@ def set_workspace_digest(
     return digest
 
 
-def latest_workspace_digest(session: Session, key: str) -> WorkspaceDigest | None:
+def latest_workspace_digest(session: SessionProtocol, key: str) -> WorkspaceDigest | None:
     """The digest stored in `session` for section `key`, or None."""
     section_key = normalize_digest_key(key)
     matches = session.select_where(
@@ -120,7 +120,7 @@ def latest_workspace_digest(session: Session, key: str) -> WorkspaceDigest | Non
     return matches[-1] if matches else None
 
 
-def clear_workspace_digest(session: Session, key: str) -> None:
+def clear_workspace_digest(session: SessionProtocol, key: str) -> None:
     """Remove the digest of section `key` from `session` (nothing happens when there is none)."""
     section_key = normalize_digest_key(key)
     if latest_workspace_digest(session, section_key) is not None:

@@ -4,7 +4,8 @@ Every read-modify-write holds `<file>.lock` (a `filelock` lock, so it works acro
 POSIX and Windows). The new text goes to a temp file in the same folder, is fsynced, and then
 replaces the old file with `os.replace`; a writer killed at any point leaves either the old file
 or the new one, never a torn one. Lock files stay behind on purpose: deleting a lock file that
-another process is waiting on would let two writers in at once.
+another process is waiting on would let two writers in at once. So that they never show up in
+review, `ensure_ignore_file` gives the store's root a `.gitignore` naming lock and temp files.
 """
 
 from __future__ import annotations
@@ -18,10 +19,19 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from promptkit.errors import OverridesError
+from promptkit.logging import get_logger
+
+_log = get_logger("promptkit.overrides")
 
 LOCK_SUFFIX = ".lock"
 TEMP_SUFFIX = ".tmp"
 DEFAULT_MODE = 0o644
+IGNORE_FILE = ".gitignore"
+IGNORE_TEXT = f"""\
+# Written by promptkit: the lock and temp files of override writes are not for review.
+*{LOCK_SUFFIX}
+.*{TEMP_SUFFIX}
+"""
 
 
 @contextlib.contextmanager
@@ -63,6 +73,38 @@ def write_atomic(path: Path, text: str) -> None:
             temp.unlink()
         raise
     fsync_folder(folder)
+
+
+def ensure_ignore_file(root: Path) -> None:
+    """Give `root` a `.gitignore` for lock and temp files, unless it has one already.
+
+    An existing file is never touched: it may be the user's own.
+    """
+    ignore = root / IGNORE_FILE
+    if ignore.exists():
+        return
+    root.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(prefix=f"{IGNORE_FILE}.", suffix=TEMP_SUFFIX, dir=root)
+    temp = Path(temp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            temp.chmod(DEFAULT_MODE)
+            handle.write(IGNORE_TEXT.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        # A hard link publishes the whole file under its name, or fails when the name exists
+        # (another writer, or the user, was first); os.replace would overwrite theirs.
+        os.link(temp, ignore)
+    except FileExistsError:
+        pass
+    except OSError as error:
+        # For instance a filesystem without hard links: this file is a convenience, so it
+        # never fails the override write that asked for it.
+        _log.warning("overrides_ignore_file_not_written", file=str(ignore), reason=error.strerror)
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+    fsync_folder(root)
 
 
 def _mode_of(path: Path) -> int:

@@ -2,22 +2,24 @@
 
 The store never drops entries it did not write; staleness is decided at render time. Every
 read-modify-write holds the file's lock and replaces the file atomically, so concurrent writers
-in any number of processes lose nothing. Reads are cached per file by (mtime_ns, size, inode):
+in any number of processes lose nothing; the root's `.gitignore` (written when absent) keeps
+lock and temp files out of review. Reads are cached per file by (mtime_ns, size, inode):
 a render costs one `stat` unless the file changed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
-from promptkit.overrides.atomic import locked, remove_file, write_atomic
+from promptkit.overrides.atomic import ensure_ignore_file, locked, remove_file, write_atomic
 from promptkit.overrides.defaults import seed_body
 from promptkit.overrides.layout import (
     FilePlace,
@@ -64,6 +66,7 @@ class LocalPromptOverridesStore:
     Files: `<root>/<ns segments>/<prompt_key>/<tag>.toml` for a prompt, and
     `<root>/_shared/<section_key>/<tag>.toml` for a section shared by every prompt with that
     key. `lock_timeout` bounds how long a write waits for another writer of the same file.
+    The first write also creates `<root>/.gitignore`, when absent, for the lock and temp files.
     """
 
     def __init__(
@@ -302,7 +305,7 @@ class LocalPromptOverridesStore:
             source=_checked_author(source),
         )
         place = FilePlace("shared", tag=tag, section_key=section_key)
-        with locked(file, timeout=self._lock_timeout):
+        with self._locked(file):
             # Read first so that a malformed file is reported, not silently replaced.
             self._read(file, place, decode_shared)
             shared = SharedSectionOverride(section_key, tag, entry, str(file))
@@ -326,6 +329,13 @@ class LocalPromptOverridesStore:
                     self._places.clear()
                 self._places[key] = known
         return known
+
+    @contextlib.contextmanager
+    def _locked(self, file: Path) -> Iterator[None]:
+        """Hold the lock of `file`, whose lock file the root's `.gitignore` keeps out of git."""
+        ensure_ignore_file(self._root)
+        with locked(file, timeout=self._lock_timeout):
+            yield
 
     def _read_place(
         self, file: Path, place: FilePlace
@@ -385,7 +395,7 @@ class LocalPromptOverridesStore:
         if not file.exists():
             # Nothing to remove: do not leave folders or a lock file behind either.
             return False
-        with locked(file, timeout=self._lock_timeout):
+        with self._locked(file):
             removed = remove_file(file)
         self._forget(file)
         return removed
@@ -410,7 +420,7 @@ class LocalPromptOverridesStore:
         otherwise the new ones replace them.
         """
         file, place = self._prompt_place(ns, prompt_key, tag)
-        with locked(file, timeout=self._lock_timeout):
+        with self._locked(file):
             current = self._read(file, place, decode_prompt_override) or PromptOverride(
                 ns=ns, prompt_key=prompt_key, tag=tag, location=str(file)
             )
@@ -449,7 +459,7 @@ class LocalPromptOverridesStore:
         file, place = self._prompt_place(ns, prompt_key, tag)
         if not file.exists():
             return False
-        with locked(file, timeout=self._lock_timeout):
+        with self._locked(file):
             current = self._read(file, place, decode_prompt_override)
             if current is None:
                 return False

@@ -12,6 +12,7 @@ from promptkit.session.events import (
     SliceSeeded,
     ToolInvoked,
 )
+from promptkit.session.protocol import SessionProtocol
 from promptkit.session.reducers import Reducer, append, replace_latest, upsert_by
 from promptkit.session.session import Session, Subscriber
 from promptkit.session.slices import register_in_memory_slice_type, register_slice_type
@@ -32,6 +33,7 @@ __all__ = [
     "Reducer",
     "Session",
     "SessionAttachment",
+    "SessionProtocol",
     "SessionRolledBack",
     "SessionSnapshot",
     "SessionStore",
