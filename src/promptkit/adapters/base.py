@@ -21,6 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+from promptkit.adapters.attempts import DeadlinePassedError, send_until_deadline
 from promptkit.adapters.evaluation import Evaluation
 from promptkit.adapters.loop import Deadline, SendRequest, Step
 from promptkit.adapters.optimize import (
@@ -34,7 +35,7 @@ from promptkit.adapters.optimize import (
 )
 from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.wire import ModelTurn, WireCodec
-from promptkit.errors import PromptkitError
+from promptkit.errors import PromptkitError, ProviderConnectionError, ProviderTimeoutError
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import OverridesLookup, Prompt
 from promptkit.session import Session, SessionProtocol
@@ -299,8 +300,17 @@ class WireAdapter(ProviderAdapter):
         try:
             if timeout is None:
                 return codec.create(client, step.request, None)
-            return _call_within(lambda: codec.create(client, step.request, timeout), timeout)
-        except _DeadlineReachedError:
+            return _call_within(
+                lambda: send_until_deadline(
+                    codec,
+                    client,
+                    step.request,
+                    deadline,
+                    is_connection_error=lambda error: self._is_connection_error(error, client),
+                ),
+                timeout,
+            )
+        except (_DeadlineReachedError, DeadlinePassedError):
             raise deadline.exceeded(f"while waiting for {where}") from None
         except Exception as error:
             raise self._translated(error, client, where, deadline) from None
@@ -334,6 +344,10 @@ class WireAdapter(ProviderAdapter):
         # The SDK's exception is not chained: its message can quote the response body.
         return translated
 
+    def _is_connection_error(self, error: BaseException, client: Any) -> bool:
+        translated = self.translate_error(error, client=client, where="")
+        return isinstance(translated, ProviderConnectionError | ProviderTimeoutError)
+
     def _where(self, codec: WireCodec, step: SendRequest) -> str:
         return f"{self.provider} {codec.api} request {step.number} (model {self.model})"
 
@@ -345,9 +359,9 @@ class _DeadlineReachedError(Exception):
 def _call_within(call: Callable[[], T], timeout: float) -> T:
     """`call()` on a worker thread, waiting at most `timeout` seconds for it.
 
-    A blocking socket read cannot be interrupted from another thread and the SDK's retry loop
-    is its own, so the caller stops waiting instead; the abandoned request still ends by itself
-    because each of its attempts has `timeout` as its own limit.
+    A blocking socket read cannot be interrupted from another thread, so the caller stops
+    waiting instead; the abandoned attempt still ends by itself, because its timeout is the time
+    that was left, and no further attempt starts (`send_until_deadline`).
     """
     outcome: Future[T] = Future()
 

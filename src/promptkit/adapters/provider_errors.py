@@ -30,7 +30,7 @@ from promptkit.secrets import redact_secrets
 
 _MESSAGE_LIMIT = 500
 _SHORTEST_SECRET = 8
-_RETRY_COUNT_HEADER = "x-stainless-retry-count"
+RETRY_COUNT_HEADER = "x-stainless-retry-count"
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
@@ -127,7 +127,7 @@ def _retried(error: Any) -> str:
     When the header is missing (a caller may set it to something else), no count is claimed.
     """
     headers = getattr(getattr(error, "request", None), "headers", None)
-    value = headers.get(_RETRY_COUNT_HEADER) if headers is not None else None
+    value = headers.get(RETRY_COUNT_HEADER) if headers is not None else None
     if not isinstance(value, str) or not value.isdigit() or int(value) == 0:
         return ""
     count = int(value)
