@@ -4,9 +4,11 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from structlog.testing import capture_logs
 
 from promptkit.digest import WorkspaceDigestSection, resolve_workspace_digest, set_workspace_digest
+from promptkit.errors import PromptValidationError
 from promptkit.prompt import Prompt
 from promptkit.session import Session
 from promptkit.workspace import describe_workspace
@@ -18,8 +20,9 @@ def stale_warnings(logs: list[MutableMapping[str, Any]]) -> list[MutableMapping[
     return [entry for entry in logs if entry["event"] == "workspace_digest_stale"]
 
 
-def prompt_for(session: Session) -> Prompt[None]:
-    return Prompt(ns="tests", key="stale", sections=(WorkspaceDigestSection(session=session),))
+def prompt_for(session: Session, *, freshness_interval_s: float = 2.0) -> Prompt[None]:
+    section = WorkspaceDigestSection(session=session, freshness_interval_s=freshness_interval_s)
+    return Prompt(ns="tests", key="stale", sections=(section,))
 
 
 def test_new_commit_makes_the_digest_stale_but_still_rendered(git_repo: Path) -> None:
@@ -59,7 +62,7 @@ def test_stale_warning_is_logged_once_per_workspace_state(git_repo: Path) -> Non
 def test_a_further_change_warns_again(git_repo: Path) -> None:
     session = Session()
     set_workspace_digest(session, "workspace-digest", "Old digest.", workspace=git_repo)
-    prompt = prompt_for(session)
+    prompt = prompt_for(session, freshness_interval_s=0)
     commit_file(git_repo, "src/app.py", "print('one')\n")
 
     with capture_logs() as logs:
@@ -69,6 +72,25 @@ def test_a_further_change_warns_again(git_repo: Path) -> None:
 
     first, second = stale_warnings(logs)
     assert first["current_head_sha"] != second["current_head_sha"]
+
+
+def test_renders_within_the_freshness_interval_reuse_the_last_check(git_repo: Path) -> None:
+    session = Session()
+    set_workspace_digest(session, "workspace-digest", "Old digest.", workspace=git_repo)
+    prompt = prompt_for(session, freshness_interval_s=3600)
+
+    with capture_logs() as logs:
+        prompt.render()
+        commit_file(git_repo, "src/app.py", "print('new')\n")
+        prompt.render()
+
+    assert stale_warnings(logs) == []
+    assert resolve_workspace_digest(prompt).is_stale is True
+
+
+def test_a_negative_freshness_interval_is_refused() -> None:
+    with pytest.raises(PromptValidationError, match="freshness_interval_s"):
+        WorkspaceDigestSection(session=Session(), freshness_interval_s=-1)
 
 
 def test_uncommitted_edit_makes_the_digest_stale(git_repo: Path) -> None:

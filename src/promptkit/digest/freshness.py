@@ -6,12 +6,14 @@ binary sniff of each file except tracked, unmodified ones already sniffed with t
 and stat; no content is hashed), so a new commit or an uncommitted edit show at the next render.
 Renders keep using a stale digest (a slightly old summary beats none) and log
 `workspace_digest_stale` once per digest and workspace state, remembered in a small bounded
-cache.
+cache. Describing a workspace takes milliseconds to tens of milliseconds, against microseconds
+for a render, so a render may reuse a check of the same digest made less than `max_age_s` ago.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -23,6 +25,7 @@ from promptkit.workspace.manifest import WorkspaceManifest, describe_workspace
 _log = get_logger("promptkit.digest")
 
 _WARNED_LIMIT = 256
+_RECENT_CHECKS_LIMIT = 64
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,28 @@ class DigestFreshness:
     reason: str
 
 
-def check_freshness(digest: WorkspaceDigest) -> DigestFreshness:
-    """Compare `digest.provenance` with its workspace as it is now."""
+def check_freshness(digest: WorkspaceDigest, *, max_age_s: float = 0.0) -> DigestFreshness:
+    """Compare `digest.provenance` with its workspace as it is now.
+
+    With `max_age_s` above 0, a check of the same digest made less than that many seconds ago
+    is returned instead of describing the workspace again.
+    """
+    key = (
+        digest.workspace_root,
+        digest.section_key,
+        digest.created_at.isoformat(),
+        digest.provenance.fingerprint if digest.provenance else None,
+    )
+    if max_age_s > 0:
+        recent = _recent_checks.get(key, max_age_s)
+        if recent is not None:
+            return recent
+    freshness = _compare(digest)
+    _recent_checks.put(key, freshness)
+    return freshness
+
+
+def _compare(digest: WorkspaceDigest) -> DigestFreshness:
     recorded = digest.provenance
     if recorded is None:
         return DigestFreshness(None, None, "the digest records no workspace provenance")
@@ -84,6 +107,35 @@ class _SeenOnce:
 
 
 _warned = _SeenOnce(_WARNED_LIMIT)
+
+
+class _RecentChecks:
+    """The latest check per digest, with when it was made; bounded, thread-safe."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._checks: OrderedDict[tuple[str | None, ...], tuple[float, DigestFreshness]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str | None, ...], max_age_s: float) -> DigestFreshness | None:
+        with self._lock:
+            entry = self._checks.get(key)
+            if entry is None or time.monotonic() - entry[0] >= max_age_s:
+                return None
+            self._checks.move_to_end(key)
+            return entry[1]
+
+    def put(self, key: tuple[str | None, ...], freshness: DigestFreshness) -> None:
+        with self._lock:
+            self._checks[key] = (time.monotonic(), freshness)
+            self._checks.move_to_end(key)
+            if len(self._checks) > self._limit:
+                self._checks.popitem(last=False)
+
+
+_recent_checks = _RecentChecks(_RECENT_CHECKS_LIMIT)
 
 
 def warn_if_stale(

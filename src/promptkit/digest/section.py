@@ -75,9 +75,12 @@ class WorkspaceDigestSection(Section):
     """A task-agnostic summary of the workspace, bound to `session` (see the module doc).
 
     It accepts overrides and never takes part in `seed`. `clone(session=...)` requires a Session
-    and keeps the title, key, placeholder and `warn_when_missing`. `warn_when_missing=False`
-    silences the `workspace_digest_missing` warning, for a prompt whose job is to write the
-    digest (the optimization prompt), where the placeholder is expected.
+    and keeps the title, key, placeholder, `warn_when_missing` and `freshness_interval_s`.
+    `warn_when_missing=False` silences the `workspace_digest_missing` warning, for a prompt whose
+    job is to write the digest (the optimization prompt), where the placeholder is expected.
+    `freshness_interval_s` is how long a render reuses the last freshness check of the session
+    digest (describing the workspace costs milliseconds, a render microseconds); 0 checks at
+    every render. `resolve_workspace_digest` always checks afresh.
     """
 
     session: Session
@@ -85,6 +88,7 @@ class WorkspaceDigestSection(Section):
     key: str = "workspace-digest"
     placeholder: str = DEFAULT_PLACEHOLDER
     warn_when_missing: bool = True
+    freshness_interval_s: float = 2.0
     accepts_overrides: bool = field(default=True, init=False)
     seedable: bool = field(default=False, init=False)
     tools: tuple[Tool[Any], ...] = field(default=(), init=False)
@@ -96,6 +100,11 @@ class WorkspaceDigestSection(Section):
                 f" got {type(self.session).__name__}"
             )
         super().__post_init__()
+        if not isinstance(self.freshness_interval_s, int | float) or self.freshness_interval_s < 0:
+            raise PromptValidationError(
+                f"section {self.key!r}: freshness_interval_s must be a number of seconds >= 0,"
+                f" got {self.freshness_interval_s!r}"
+            )
         if not isinstance(self.placeholder, str) or not self.placeholder.strip():
             raise PromptValidationError(
                 f"section {self.key!r}: placeholder must be non-empty text shown when no digest"
@@ -116,6 +125,7 @@ class WorkspaceDigestSection(Section):
             own_override=override,
             store=context.overrides,
             tag=context.tag,
+            freshness_max_age_s=self.freshness_interval_s,
         )
         if digest is not None and resolution.freshness is not None:
             warn_if_stale(
@@ -211,6 +221,7 @@ def _resolve(
     own_override: SectionOverride | str | None,
     store: object,
     tag: str,
+    freshness_max_age_s: float = 0.0,
 ) -> tuple[DigestResolution, WorkspaceDigest | None]:
     key = section.key
     digest = latest_workspace_digest(session, key)
@@ -222,7 +233,11 @@ def _resolve(
             updated_at=digest.created_at,
             author=digest.source,
             provenance=digest.provenance,
-            freshness=check_freshness(digest) if digest.provenance is not None else None,
+            freshness=(
+                check_freshness(digest, max_age_s=freshness_max_age_s)
+                if digest.provenance is not None
+                else None
+            ),
         )
         return resolution, digest
     if isinstance(own_override, SectionOverride):
