@@ -17,7 +17,7 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_USER_MESSAGE": "promptkit.adapters.loop",
     "OpenAIAdapter": "promptkit.adapters.openai",
     "ExecutionRecord": "promptkit.adapters.record",
-    "write_atomically": "promptkit.adapters.record",
+    "write_atomically": "promptkit.durable",
     "write_manifest": "promptkit.adapters.record",
     "PromptResponse": "promptkit.adapters.response",
     "TokenUsage": "promptkit.adapters.response",
@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     )
     from promptkit.adapters.record import (
         ExecutionRecord as ExecutionRecord,
-        write_atomically as write_atomically,
         write_manifest as write_manifest,
     )
     from promptkit.adapters.response import (
@@ -75,3 +74,4 @@ if TYPE_CHECKING:
         WireCodec as WireCodec,
         WireConversation as WireConversation,
     )
+    from promptkit.durable import write_atomically as write_atomically

@@ -23,14 +23,10 @@ from promptkit.adapters.loop import (
     json_ready,
     tool_loop,
 )
-from promptkit.adapters.record import (
-    ExecutionRecord,
-    write_atomically,
-    write_failure_record,
-    write_manifest,
-)
+from promptkit.adapters.record import ExecutionRecord, write_failure_record, write_manifest
 from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.wire import ModelTurn, WireCodec
+from promptkit.durable import write_atomically
 from promptkit.errors import OutputParseError
 from promptkit.prompt import OverridesLookup, Prompt, RenderedPrompt, parse_structured_output
 from promptkit.prompt.params import type_adapter

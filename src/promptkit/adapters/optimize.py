@@ -36,14 +36,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptkit.adapters.record import (
-    ExecutionRecord,
-    write_atomically,
-    write_failure_record,
-    write_manifest,
-)
+from promptkit.adapters.record import ExecutionRecord, write_failure_record, write_manifest
 from promptkit.adapters.response import PromptResponse, TokenUsage, ToolCallRecord
 from promptkit.digest import WorkspaceDigestSection, clear_workspace_digest, set_workspace_digest
+from promptkit.durable import write_atomically
 from promptkit.errors import OptimizationError, OutputParseError, PromptValidationError
 from promptkit.logging import get_logger
 from promptkit.names import is_valid_key, require_key

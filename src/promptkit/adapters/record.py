@@ -4,22 +4,20 @@ The format is the minimal execution record of the skill-artifact RFC (seed 003):
 (`completed`, `failed` or `running`), `outcome` (`success`, `failure` or `needs_human`),
 `duration` as seconds with an `s` suffix, `artifacts` (paths relative to the output directory),
 `metadata`, and `error` only when the outcome is a failure. Every file goes through
-`write_atomically`, so a reader never sees half a manifest, even after a crash.
+`promptkit.durable.write_atomically`, so a reader never sees half a manifest, even after a crash.
 `write_failure_record` is how a failed run is recorded: a record that cannot be written is
 logged, never raised, so the run's own error is the one the caller sees.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from promptkit.durable import write_atomically
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_secrets
 
@@ -102,35 +100,3 @@ def write_failure_record(
             error_type=type(write_error).__name__,
             error=str(write_error),
         )
-
-
-def write_atomically(path: Path, text: str) -> Path:
-    """Write `text` to `path` through a temporary file in the same directory; return `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        if os.name == "posix":
-            # mkstemp creates files readable by the owner only; a manifest is an ordinary output.
-            os.fchmod(handle, 0o644)
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        Path(temporary).replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(temporary).unlink()
-        raise
-    _fsync_directory(path.parent)
-    return path
-
-
-def _fsync_directory(directory: Path) -> None:
-    # The rename is atomic on POSIX; the directory fsync makes the rename itself durable.
-    if os.name != "posix":
-        return
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)

@@ -1,10 +1,10 @@
 """Cross-process locks and crash-safe replacement of override files.
 
 Every read-modify-write holds `<file>.lock` (a `filelock` lock, so it works across processes on
-POSIX and Windows). The new text goes to a temp file in the same folder, is fsynced, and then
-replaces the old file with `os.replace`; a writer killed at any point leaves either the old file
-or the new one, never a torn one. Lock files stay behind on purpose: deleting a lock file that
-another process is waiting on would let two writers in at once. So that they never show up in
+POSIX and Windows) and replaces the file with `promptkit.durable.write_atomically`; a writer
+killed at any point leaves either the old file or the new one, never a torn one. Lock files
+stay behind on purpose: deleting a lock file that another process is waiting on would let two
+writers in at once. So that they never show up in
 review, `ensure_ignore_file` gives the store's root a `.gitignore` naming lock and temp files.
 """
 
@@ -18,14 +18,13 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from promptkit.durable import DEFAULT_MODE, TEMP_SUFFIX, fsync_directory
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
 
 _log = get_logger("promptkit.overrides")
 
 LOCK_SUFFIX = ".lock"
-TEMP_SUFFIX = ".tmp"
-DEFAULT_MODE = 0o644
 IGNORE_FILE = ".gitignore"
 IGNORE_TEXT = f"""\
 # Written by promptkit: the lock and temp files of override writes are not for review.
@@ -52,27 +51,6 @@ def locked(path: Path, *, timeout: float) -> Iterator[None]:
         yield
     finally:
         lock.release()
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` (UTF-8) so that readers see the old or the new file, whole."""
-    folder = path.parent
-    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=folder)
-    temp = Path(temp_name)
-    try:
-        # mkstemp creates the file private (0600); an override file is shared like source code.
-        temp.chmod(_mode_of(path))
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        # os.replace is atomic on POSIX; the folder fsync makes the rename itself durable.
-        temp.replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
-    fsync_folder(folder)
 
 
 def ensure_ignore_file(root: Path) -> None:
@@ -104,14 +82,7 @@ def ensure_ignore_file(root: Path) -> None:
     finally:
         with contextlib.suppress(OSError):
             temp.unlink()
-    fsync_folder(root)
-
-
-def _mode_of(path: Path) -> int:
-    try:
-        return path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        return DEFAULT_MODE
+    fsync_directory(root)
 
 
 def remove_file(path: Path) -> bool:
@@ -120,17 +91,5 @@ def remove_file(path: Path) -> bool:
         path.unlink()
     except FileNotFoundError:
         return False
-    fsync_folder(path.parent)
+    fsync_directory(path.parent)
     return True
-
-
-def fsync_folder(folder: Path) -> None:
-    """Flush a folder's entries to disk; a no-op where folders cannot be opened (Windows)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

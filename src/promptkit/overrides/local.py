@@ -17,9 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from promptkit.durable import write_atomically
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
-from promptkit.overrides.atomic import ensure_ignore_file, locked, remove_file, write_atomic
+from promptkit.overrides.atomic import ensure_ignore_file, locked, remove_file
 from promptkit.overrides.defaults import seed_body
 from promptkit.overrides.layout import (
     FilePlace,
@@ -378,7 +379,7 @@ class LocalPromptOverridesStore:
 
     def _write(self, file: Path, text: str, value: PromptOverride | SharedSectionOverride) -> None:
         """Replace `file` with `text` (the caller holds its lock) and cache `value` for it."""
-        write_atomic(file, text)
+        write_atomically(file, text)
         # Under the lock nobody else can have replaced the file yet, so this stamp is ours; a
         # writer that takes the lock again next skips re-reading what it just wrote.
         self._remember(file, file.stat(), value)

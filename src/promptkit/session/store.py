@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import threading
 import uuid
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+from promptkit.durable import write_atomically
 from promptkit.errors import SessionCorruptError, SessionError
 from promptkit.logging import get_logger
 from promptkit.names import require_key
@@ -413,7 +413,7 @@ class SessionAttachment:
             for value in values:
                 value_lines.append(_line(header | {"slice": name, "value": codec.encode(value)}))
         base_header = _line(self._header(seq, "base") | {"format": STORE_FORMAT, "slices": counts})
-        _replace_atomically(self._session_dir / BASE_FILE, [base_header, *value_lines])
+        write_atomically(self._session_dir / BASE_FILE, [base_header, *value_lines])
         # The new base already holds every event; if we crash before the truncation, load
         # skips events whose seq is not above the base's.
         os.ftruncate(fd, 0)
@@ -444,7 +444,7 @@ class SessionAttachment:
             "status": status,
         }
         text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-        _replace_atomically(self._session_dir / METADATA_FILE, [text.encode("utf-8")])
+        write_atomically(self._session_dir / METADATA_FILE, [text.encode("utf-8")])
 
     def _require_open(self) -> int:
         if self._fd is None:
@@ -485,29 +485,6 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-
-
-def _replace_atomically(path: Path, chunks: list[bytes]) -> None:
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with temporary.open("wb") as handle:
-            handle.writelines(chunks)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # os.replace is atomic on POSIX; the directory fsync makes the rename itself durable.
-        temporary.replace(path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _is_key(name: str) -> bool:

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
+from promptkit.durable import write_atomically
 from promptkit.errors import WorkspaceError
 from promptkit.workspace._git import git_texts_together
 from promptkit.workspace.files import (
@@ -110,12 +111,9 @@ class WorkspaceManifest:
     def write(self, directory: str | os.PathLike[str]) -> Path:
         """Write `workspace.manifest.json` into `directory` atomically; returns its path."""
         target = Path(directory) / MANIFEST_FILE_NAME
-        temporary = target.with_name(f".{MANIFEST_FILE_NAME}.{os.getpid()}.tmp")
         try:
-            temporary.write_text(self.to_json(), encoding="utf-8")
-            temporary.replace(target)
+            write_atomically(target, self.to_json())
         except OSError as error:
-            temporary.unlink(missing_ok=True)
             raise WorkspaceError(
                 f"cannot write {target} ({error.strerror or error}): "
                 "check that the directory exists and is writable"
