@@ -19,8 +19,6 @@ from typing import Any, Literal, TextIO
 
 import structlog
 
-from promptkit.secrets import redact_secrets
-
 LogFormat = Literal["json", "console"]
 
 
@@ -28,6 +26,9 @@ def redact_event(
     logger: Any, method_name: str, event_dict: MutableMapping[str, Any]
 ) -> Mapping[str, Any]:
     """structlog processor: redact credentials from every string value of a record."""
+    # Imported here: compiling the secret rules would otherwise cost every `import promptkit.*`.
+    from promptkit.secrets import redact_secrets
+
     for key, value in event_dict.items():
         if isinstance(value, str):
             event_dict[key] = redact_secrets(value)
