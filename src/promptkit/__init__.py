@@ -35,6 +35,8 @@ _EXPORTS: dict[str, str] = {
             "ProviderConnectionError",
             "ToolLoopLimitError",
             "OptimizationError",
+            "DatasetError",
+            "PromotionRefusedError",
         ),
         "promptkit.errors",
     ),
@@ -146,6 +148,10 @@ _EXPORTS: dict[str, str] = {
         ("Plan", "PlanStep", "PlanningStrategy", "PlanningToolsSection", "StepStatus"),
         "promptkit.planning",
     ),
+    **dict.fromkeys(
+        ("Case", "Dataset", "EvaluationReport", "load_dataset", "run_evaluation"),
+        "promptkit.evals",
+    ),
 }
 
 __all__ = sorted(_EXPORTS)
@@ -186,9 +192,11 @@ if TYPE_CHECKING:
         set_workspace_digest as set_workspace_digest,
     )
     from promptkit.errors import (
+        DatasetError as DatasetError,
         OptimizationError as OptimizationError,
         OutputParseError as OutputParseError,
         OverridesError as OverridesError,
+        PromotionRefusedError as PromotionRefusedError,
         PromptkitError as PromptkitError,
         PromptRenderError as PromptRenderError,
         PromptValidationError as PromptValidationError,
@@ -205,6 +213,13 @@ if TYPE_CHECKING:
         ToolValidationError as ToolValidationError,
         WorkspaceError as WorkspaceError,
         WorkspaceUnavailableError as WorkspaceUnavailableError,
+    )
+    from promptkit.evals import (
+        Case as Case,
+        Dataset as Dataset,
+        EvaluationReport as EvaluationReport,
+        load_dataset as load_dataset,
+        run_evaluation as run_evaluation,
     )
     from promptkit.overrides import (
         LocalPromptOverridesStore as LocalPromptOverridesStore,
