@@ -144,6 +144,11 @@ class _Run:
         self.started = clock()
 
     async def execute(self) -> None:
+        from promptkit.adapters.base import WireAdapter
+
+        if isinstance(self.adapter, WireAdapter):
+            # Building the client imports the SDK; done here, it is not in the first latencies.
+            self.adapter.async_client()
         pairs = ((tag, case) for tag in self.tags for case in self.dataset.cases)
         workers = min(self.concurrency, len(self.tags) * len(self.dataset.cases)) or 1
         async with asyncio.TaskGroup() as group:
