@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from promptkit import (
     MarkdownSection,
+    ModelOutputError,
     ModelRefusalError,
     OutputTruncatedError,
     Prompt,
@@ -19,7 +20,7 @@ from promptkit import (
     ToolContext,
     ToolResult,
 )
-from promptkit.adapters import TokenUsage
+from promptkit.adapters import PromptResponse, TokenUsage
 from promptkit.adapters.response import session_token_usage
 from promptkit.session import PromptExecuted, Session, ToolInvoked
 from promptkit.testing import FakeProviderServer, Reply, ToolCall, Usage
@@ -77,6 +78,13 @@ TOOLS_PROMPT: Prompt[None] = Prompt(
     ),
 )
 
+
+def partial_response(error: ModelOutputError) -> PromptResponse[Verdict]:
+    response = error.response
+    assert isinstance(response, PromptResponse)
+    return response
+
+
 CutOff = Literal["max_tokens", "context_window", "content_filter"]
 
 
@@ -95,7 +103,7 @@ def test_a_truncated_structured_answer_raises_output_truncated_with_the_partial_
     with pytest.raises(OutputTruncatedError) as caught:
         make_adapter().evaluate(STRUCTURED_PROMPT, session=session)
 
-    response = caught.value.response
+    response = partial_response(caught.value)
     assert response.text == partial
     assert response.finish_reason == "length"
     assert response.usage.output_tokens == 16
@@ -113,7 +121,7 @@ def test_a_structured_answer_stopped_by_a_content_filter_raises_the_typed_error(
 
     # Anthropic has no content filter of its own: it reports the same answer as a refusal.
     expected = "refusal" if wire.name == "messages" else "content_filter"
-    assert caught.value.response.finish_reason == expected
+    assert partial_response(caught.value).finish_reason == expected
 
 
 def test_a_refused_structured_prompt_raises_model_refusal_with_its_explanation(
@@ -125,8 +133,8 @@ def test_a_refused_structured_prompt_raises_model_refusal_with_its_explanation(
         make_adapter().evaluate(STRUCTURED_PROMPT, session=Session())
 
     assert caught.value.refusal == "I can't help with that request."
-    assert caught.value.response.finish_reason == "refusal"
-    assert caught.value.response.usage.input_tokens == 10
+    assert partial_response(caught.value).finish_reason == "refusal"
+    assert partial_response(caught.value).usage.input_tokens == 10
 
 
 def test_a_truncated_text_answer_is_returned_with_length_and_a_warning(
