@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from promptkit.errors import OutputParseError
 from promptkit.evals.dataset import Case, Dataset
 from promptkit.evals.evaluators import Evaluator, ScoreFunction, as_evaluator
 from promptkit.evals.report import CaseResult, EvaluationReport, EvaluatorResult
@@ -265,14 +264,12 @@ def _error_text(error: BaseException) -> str:
 
 
 def _usage_of_failure(error: BaseException) -> TokenUsage | None:
-    # A reply that did not parse still cost tokens; the adapter attaches what it spent.
-    if isinstance(error, OutputParseError):
-        response = error.response
-        usage = getattr(response, "usage", None)
-        from promptkit.adapters.response import TokenUsage
+    # An answer that did not parse, was cut off or refused still cost tokens; the adapter
+    # attaches its partial response (OutputParseError, ModelOutputError) to the error.
+    from promptkit.adapters.response import TokenUsage
 
-        return usage if isinstance(usage, TokenUsage) else None
-    return None
+    usage = getattr(getattr(error, "response", None), "usage", None)
+    return usage if isinstance(usage, TokenUsage) else None
 
 
 def _cost_of(usage: TokenUsage | None) -> float | None:
