@@ -5,7 +5,7 @@ names are checked when the request is built.
 """
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from enum import Enum
 from typing import Any
@@ -93,7 +93,7 @@ WIDE_PROMPT: Prompt[Wide] = Prompt(
 
 
 @contextmanager
-def debug_logs() -> Iterator[list[dict[str, Any]]]:
+def debug_logs() -> Iterator[list[MutableMapping[str, Any]]]:
     """Every record, debug included, logged inside the block; the configuration is restored."""
     previous = structlog.get_config()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))

@@ -220,7 +220,7 @@ def test_chat_tool_message_without_a_preceding_call_is_refused(
 
 
 def test_chat_tool_call_left_unanswered_is_refused(openai_client: openai.OpenAI) -> None:
-    call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    call: Any = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
 
     message = openai_refusal(
         lambda: openai_client.chat.completions.create(
