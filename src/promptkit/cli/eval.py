@@ -116,7 +116,7 @@ def run_eval(args: argparse.Namespace) -> int:
     try:
         report = evaluate_from_args(args, prompt, tuple(args.tag or ["latest"]), store)
     except ValueError as error:
-        print(f"promptkit eval: error: {error}", file=sys.stderr)
+        print(f"promptkit: error: {error}", file=sys.stderr)
         return 2
     print(report_json_text(report) if args.json else report_table(report), end="\n")
     if args.html:

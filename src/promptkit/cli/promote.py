@@ -72,7 +72,7 @@ def run_promote(args: argparse.Namespace) -> int:
         print(f"promptkit overrides promote: {refused}", file=sys.stderr)
         return 1
     except ValueError as error:
-        print(f"promptkit overrides promote: error: {error}", file=sys.stderr)
+        print(f"promptkit: error: {error}", file=sys.stderr)
         return 2
     print(
         f"promoted {args.from_tag} over {args.to_tag} (score {result.candidate_score:.3f}):"
