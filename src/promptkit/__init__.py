@@ -125,12 +125,22 @@ _EXPORTS: dict[str, str] = {
         ),
         "promptkit.adapters",
     ),
-    **dict.fromkeys(
-        ("DigestDraft", "OptimizationResult", "OptimizationScope", "OptimizationTarget"),
-        "promptkit.adapters.optimize",
-    ),
     **dict.fromkeys(("AdapterChoice", "choose_adapter"), "promptkit.adapters.selection"),
-    "StaticAdapter": "promptkit.adapters.static",
+    **dict.fromkeys(
+        (
+            "DigestDraft",
+            "DigestWriter",
+            "ModelDigestWriter",
+            "OptimizationResult",
+            "OptimizationScope",
+            "OptimizationTarget",
+            "StaticDigestWriter",
+            "WriterChoice",
+            "choose_digest_writer",
+            "optimize_workspace_digest",
+        ),
+        "promptkit.optimize",
+    ),
     **dict.fromkeys(
         (
             "LocalPromptOverridesStore",
@@ -162,18 +172,9 @@ if TYPE_CHECKING:
         TokenUsage as TokenUsage,
         ToolCallRecord as ToolCallRecord,
     )
-    from promptkit.adapters.optimize import (
-        DigestDraft as DigestDraft,
-        OptimizationResult as OptimizationResult,
-        OptimizationScope as OptimizationScope,
-        OptimizationTarget as OptimizationTarget,
-    )
     from promptkit.adapters.selection import (
         AdapterChoice as AdapterChoice,
         choose_adapter as choose_adapter,
-    )
-    from promptkit.adapters.static import (
-        StaticAdapter as StaticAdapter,
     )
     from promptkit.digest import (
         DigestFreshness as DigestFreshness,
@@ -205,6 +206,18 @@ if TYPE_CHECKING:
         ToolValidationError as ToolValidationError,
         WorkspaceError as WorkspaceError,
         WorkspaceUnavailableError as WorkspaceUnavailableError,
+    )
+    from promptkit.optimize import (
+        DigestDraft as DigestDraft,
+        DigestWriter as DigestWriter,
+        ModelDigestWriter as ModelDigestWriter,
+        OptimizationResult as OptimizationResult,
+        OptimizationScope as OptimizationScope,
+        OptimizationTarget as OptimizationTarget,
+        StaticDigestWriter as StaticDigestWriter,
+        WriterChoice as WriterChoice,
+        choose_digest_writer as choose_digest_writer,
+        optimize_workspace_digest as optimize_workspace_digest,
     )
     from promptkit.overrides import (
         LocalPromptOverridesStore as LocalPromptOverridesStore,
