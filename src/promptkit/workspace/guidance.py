@@ -22,6 +22,7 @@ __all__ = [
     "DocumentedCommand",
     "Guidance",
     "WatchOut",
+    "as_command",
     "extract_documented_commands",
     "extract_watch_outs",
     "guidance_files",
@@ -153,15 +154,22 @@ def extract_documented_commands(text: str) -> list[str]:
 
 
 def _command_in(line: str) -> Iterator[str]:
+    command = as_command(line)
+    if command is not None:
+        yield command
+
+
+def as_command(line: str) -> str | None:
+    """`line` as a command someone runs (prompt and comment dropped), or None when its first
+    word is no known tool or script: prose, code and program output are not commands."""
     line = _PROMPT.sub("", line.strip())
     line = re.sub(r"\s+#\s.*$", "", line).strip()
     words = line.split()
     if len(words) < 2 and not (words and words[0].startswith("./")):
-        return
+        return None
     head = words[0]
     is_script = head.startswith(("./", "scripts/", "script/")) and "/" in head
-    if head in _COMMAND_HEADS or is_script:
-        yield line
+    return line if head in _COMMAND_HEADS or is_script else None
 
 
 # -- watch-outs --------------------------------------------------------------------------------

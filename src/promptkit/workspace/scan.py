@@ -28,7 +28,7 @@ from promptkit.workspace.files import (
     select_files,
 )
 from promptkit.workspace.folders import FolderNote, describe_folders
-from promptkit.workspace.guidance import WatchOut, read_guidance
+from promptkit.workspace.guidance import WatchOut, as_command, read_guidance
 from promptkit.workspace.manifest import WorkspaceManifest, manifest_for_selection
 from promptkit.workspace.tooling import (
     LOCKFILE_NAMES,
@@ -127,6 +127,13 @@ def scan_workspace(
         text = read(relative)
         if text is not None:
             workflows.append(parse_workflow(relative, text))
+    for workflow in workflows:
+        # The checks CI runs are canonical even when no runner file names them.
+        for line in workflow.commands:
+            command = as_command(line)
+            purpose = classify_command(command) if command is not None else "other"
+            if command is not None and purpose != "other":
+                collector.add(purpose, command, workflow.path, standing="ci")
     guidance = read_guidance(paths, read)
     for documented in guidance.commands:
         collector.add(

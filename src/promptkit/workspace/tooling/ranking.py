@@ -72,14 +72,14 @@ def rank_commands(
     doc_lines = list(documented)
     mentions = " ".join([*ci_lines, *(command.detail or "" for command in commands)])
     unique = _unique(_superseded(commands, mentions))
-    folded = _fold_aliases(unique)
+    folded = _without_covered_defaults(_fold_aliases(unique))
     ranked = [
         replace(command, standing=_standing(command, ci_lines, doc_lines)) for command in folded
     ]
 
     def order(item: tuple[int, ToolCommand]) -> tuple[int, int, int, int, str, int]:
         index, command = item
-        depth = command.command.startswith("cd ") + command.source.count("/")
+        depth = int(command.command.startswith("cd "))
         return (
             STANDING_ORDER[command.standing],
             depth,
@@ -151,8 +151,60 @@ def _fold_aliases(commands: list[ToolCommand]) -> list[ToolCommand]:
     return result
 
 
+_RUNNER_PREFIXES = (
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pdm", "run"),
+    ("hatch", "run"),
+    ("pipenv", "run"),
+    ("pnpm", "exec"),
+    ("npx",),
+    ("bunx",),
+    ("uvx",),
+    ("python", "-m"),
+)
+
+
+# Tools whose subcommand is the tool that runs (`cargo clippy` lints, `cargo xtask` may not).
+_SUBCOMMAND_TOOLS = frozenset({"cargo", "go", "npm", "pnpm", "yarn", "bun", "make", "just", "task"})
+
+
+def _tool_word(command: str) -> str:
+    """The tool a command runs, past any runner prefix (`uv run mypy src` runs mypy)."""
+    words = _CD_PREFIX.sub("", command).split()
+    for prefix in _RUNNER_PREFIXES:
+        if tuple(words[: len(prefix)]) == prefix:
+            words = words[len(prefix) :]
+            break
+    if words and words[0] in _SUBCOMMAND_TOOLS:
+        return " ".join(words[:2])
+    return words[0] if words else ""
+
+
+def _without_covered_defaults(commands: list[ToolCommand]) -> list[ToolCommand]:
+    """Drop an inferred command when a written one runs the same tool for the same purpose."""
+    written = {
+        (command.purpose, _tool_word(spelling))
+        for command in commands
+        if command.standing != "default"
+        for spelling in (command.command, *command.aliases, command.detail or "")
+    }
+    return [
+        command
+        for command in commands
+        if command.standing != "default"
+        or (command.purpose, _tool_word(command.command)) not in written
+    ]
+
+
 def _standing(command: ToolCommand, ci_lines: list[str], doc_lines: list[str]) -> CommandStanding:
     spellings = [command_words(spelling) for spelling in (command.command, *command.aliases)]
+    directory = _CD_PREFIX.match(command.command)
+    if directory is not None:
+        # A package's `pnpm test` is not what a root-level `pnpm test` line runs.
+        folder = directory.group(0).split()[1]
+        ci_lines = [line for line in ci_lines if folder in line]
+        doc_lines = [line for line in doc_lines if folder in line]
     if any(runs(line, words) for line in ci_lines for words in spellings):
         return "ci"
     if command.standing == "documented" or any(
