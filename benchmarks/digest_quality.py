@@ -239,6 +239,8 @@ def measure(name: str, source: Path) -> RepoResult:
 def repositories(corpus: Path) -> list[tuple[str, Path]]:
     found = []
     for entry in sorted(corpus.iterdir()):
+        if entry.name.startswith("."):
+            continue
         if (entry / "repo").is_dir():
             found.append((entry.name, entry / "repo"))
         elif entry.is_dir():

@@ -24,6 +24,7 @@ _MAX_INNER = 14
 _MAX_PURPOSE = 140
 # Minimum share of its parent's code for the heaviest child to be looked into as well.
 _DOMINANT_SHARE = 0.5
+_BOILERPLATE_REPEATS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +56,14 @@ def describe_folders(
         notes.append(FolderNote(folder, files[folder], _purpose(folder, present, read)))
         for child in (path for path in inner if path.startswith(folder)):
             notes.append(FolderNote(child, files[child], _purpose(child, present, read)))
-    return tuple(notes)
+    # A sentence many folders share ("This crate is an internal component") says nothing.
+    repeated = Counter(note.purpose for note in notes if note.purpose)
+    return tuple(
+        FolderNote(note.path, note.files, None)
+        if note.purpose and repeated[note.purpose] >= _BOILERPLATE_REPEATS
+        else note
+        for note in notes
+    )
 
 
 def _counts(paths: list[str], keep: Callable[[str], bool]) -> Counter[str]:

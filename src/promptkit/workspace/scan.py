@@ -128,9 +128,12 @@ def scan_workspace(
         if text is not None:
             workflows.append(parse_workflow(relative, text))
     for workflow in workflows:
-        # The checks CI runs are canonical even when no runner file names them.
+        # The checks CI runs are canonical even when no runner file names them; release,
+        # benchmark and deploy workflows run builds nobody types by hand.
+        if _SIDE_WORKFLOW.search(workflow.path) is not None:
+            continue
         for line in workflow.commands:
-            command = as_command(line)
+            command = as_command(line) if _is_typed_by_hand(line) else None
             purpose = classify_command(command) if command is not None else "other"
             if command is not None and purpose != "other":
                 collector.add(purpose, command, workflow.path, standing="ci")
@@ -160,6 +163,21 @@ def scan_workspace(
         watch_outs=guidance.watch_outs,
         folders=describe_folders(paths, read, _is_code),
         guidance_files=guidance.files,
+    )
+
+
+_SIDE_WORKFLOW = re.compile(r"release|publish|bench|deploy|nightly|docs|binar", re.IGNORECASE)
+_SETUP_WORD = re.compile(r"\b(?:install|add|setup|sync|download|upload|cache)\b")
+_MAX_CI_COMMAND = 90
+
+
+def _is_typed_by_hand(line: str) -> bool:
+    """Whether a CI line is a check a contributor could type (no CI variables, no setup)."""
+    return (
+        len(line) <= _MAX_CI_COMMAND
+        and "${{" not in line
+        and "$(" not in line
+        and _SETUP_WORD.search(line) is None
     )
 
 

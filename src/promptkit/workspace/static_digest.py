@@ -66,6 +66,7 @@ _MAX_CODE_LANGUAGES = 8
 _MAX_OTHER_TYPES = 6
 _MAX_NOTABLE = 16
 _MAX_CANONICAL_PER_PURPOSE = 3
+_MAX_CANONICAL = 12
 _MAX_CATALOGUE = 8
 _MAX_PACKAGE_DIRECTORIES = 3
 _MAX_WORKFLOWS = 8
@@ -202,7 +203,8 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[_Line], set[str]]:
         is_canonical = command.standing in ("ci", "documented", "bare-target") or count == 0
         if command.purpose == "other" and command.standing not in ("ci", "documented"):
             is_canonical = False
-        if not is_canonical or count >= _MAX_CANONICAL_PER_PURPOSE:
+        too_many = count >= _MAX_CANONICAL_PER_PURPOSE or len(lines) >= _MAX_CANONICAL
+        if not is_canonical or too_many:
             rest.append(command)
             continue
         per_purpose[command.purpose] = count + 1
