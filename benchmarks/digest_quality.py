@@ -11,10 +11,12 @@ measures recall of what the removed files name. Without a corpus it says so and 
 The matching rule, kept deliberately simple and independent of the digest's own parsers:
 - Commands: lines of shell code blocks and inline code spans whose first word is a known
   runner and whose words name a check (test, lint, fmt, format, check, clippy, vet, build,
-  typecheck, tsc, mypy...). A command is identified by its first two words after dropping
-  flags, `VAR=value`, `cd dir &&`, `pnpm run`/`yarn run` -> `pnpm`/`yarn`, and taking a third
-  word after `run`/`exec`/`x` (`uv run pytest`, `npm run lint`). It is recalled when those
-  words appear, in order and adjacent, in some inline code span of the digest.
+  typecheck, tsc, mypy...); lines with a `<placeholder>` are left out. A command is
+  identified by its first two words after dropping flags (and the value of flags that take
+  one, such as `-p oxc`), `VAR=value`, `cd dir &&`, `pnpm run`/`yarn run` -> `pnpm`/`yarn`,
+  and taking a third word after `run`/`exec`/`x` (`uv run pytest`, `npm run lint`). It is
+  recalled when those words appear, in order and adjacent, in some inline code span of the
+  digest (the digest's spans are read with the same rule).
 - Paths: inline code spans that name a file or folder that exists in the repository; recalled
   when the digest contains the path (without a trailing slash).
 - Tools: words from a fixed vocabulary of developer tools that the agent files mention;
@@ -55,6 +57,12 @@ _TOOLS = (
     "rustfmt", "nextest", "insta", "playwright", "maturin", "typescript", "changesets", "tsup",
     "oxlint", "ty", "docker", "taskfile",
 )  # fmt: skip
+# Flags whose next word is their value, not a subcommand (`cargo run -p oxc`).
+_VALUE_FLAGS = {
+    "-p", "--package", "-F", "--filter", "--python", "--env-file", "-C", "--dir", "--bin",
+    "--example", "--features", "--test", "--directory", "--only-group", "--group", "--extra",
+    "-k", "-n", "--profile", "--target",
+}  # fmt: skip
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(\w*)")
 _SHELL = {"", "bash", "sh", "shell", "console", "zsh", "text"}
 _INLINE = re.compile(r"`([^`\n]+)`")
@@ -83,7 +91,15 @@ def is_agent_file(relative: str) -> bool:
 def words_of(command: str) -> list[str]:
     command = re.sub(r"^\s*[$>]\s*", "", command)
     command = re.sub(r"^cd\s+\S+\s*&&\s*", "", command.strip())
-    words = [w.strip("'\"") for w in command.split() if not w.startswith(("-", "+"))]
+    words: list[str] = []
+    skip_value = False
+    for word in command.split():
+        if skip_value:
+            skip_value = False
+        elif word in _VALUE_FLAGS:
+            skip_value = True
+        elif not word.startswith(("-", "+")):
+            words.append(word.strip("'\""))
     while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*", words[0]):
         words.pop(0)
     if len(words) >= 3 and words[0] in ("pnpm", "yarn") and words[1] == "run":
@@ -94,6 +110,8 @@ def words_of(command: str) -> list[str]:
 def command_key(command: str) -> tuple[str, ...] | None:
     words = words_of(command)
     if len(words) < 2 or words[0] not in _RUNNERS or not _CHECK_WORDS.search(" ".join(words)):
+        return None
+    if any(word.startswith("<") for word in words[:3]):  # a placeholder, not a command
         return None
     size = 3 if words[1] in ("run", "exec", "x") and len(words) >= 3 else 2
     return tuple(words[:size])

@@ -20,7 +20,14 @@ __all__ = ["FolderNote", "describe_folders"]
 
 _PURPOSE_READ_LIMIT = 16 * 1024
 _MAX_TOP_LEVEL = 16
-_MAX_INNER = 14
+_MAX_INNER = 20
+_SECONDARY = frozenset(
+    {
+        "test", "tests", "testing", "spec", "e2e", "docs", "doc", "examples", "example",
+        "benchmarks", "bench", "fixtures", "integration_tests", "integration-tests", "scripts",
+        "vendor", "third_party", "playground", "website", "site",
+    }
+)  # fmt: skip
 _MAX_PURPOSE = 140
 # Minimum share of its parent's code for the heaviest child to be looked into as well.
 _DOMINANT_SHARE = 0.5
@@ -80,6 +87,9 @@ def _counts(paths: list[str], keep: Callable[[str], bool]) -> Counter[str]:
 def _inner_folders(top: list[str], files: Counter[str], code: Counter[str]) -> list[str]:
     """Children (and grandchildren, under a dominant child) of the folder with most code."""
     candidates = [folder for folder in top if code[folder]]
+    # Tests, docs and examples often outnumber the code they exercise; look there last.
+    primary = [folder for folder in candidates if folder.rstrip("/").lower() not in _SECONDARY]
+    candidates = primary or candidates
     if not candidates:
         return []
     heaviest = max(candidates, key=lambda folder: (code[folder], folder))

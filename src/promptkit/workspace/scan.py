@@ -155,7 +155,12 @@ def scan_workspace(
         root_file_count=sum(1 for p in paths if "/" not in p),
         languages=_languages(paths),
         layout=_layout(paths),
-        notable_files=tuple(sorted(p for p in paths if _is_notable(p))),
+        notable_files=tuple(
+            sorted(
+                {p for p in paths if _is_notable(p)} | {p for p in lockfiles if _is_notable(p)},
+                key=lambda p: (p.count("/"), p),
+            )
+        ),
         projects=tuple(sorted(set(collector.projects))),
         tools=tuple(sorted(collector.tools | _tools_from_ci(workflows))),
         commands=commands,
@@ -353,14 +358,16 @@ _NOTABLE_AT_ROOT = re.compile(
     r"nx\.json|Cargo\.toml|go\.mod|go\.work|Makefile|justfile|Taskfile\.ya?ml|tox\.ini|"
     r"noxfile\.py|\.pre-commit-config\.yaml|lefthook\.ya?ml|\.golangci\.ya?ml|"
     r"rustfmt\.toml|clippy\.toml|rust-toolchain(?:\.toml)?|tsconfig\.json|biome\.jsonc?|"
-    r"Dockerfile|docker-compose\.ya?ml|compose\.ya?ml|mkdocs\.ya?ml",
+    r"Dockerfile|docker-compose\.ya?ml|compose\.ya?ml|mkdocs\.ya?ml|"
+    r"(?:eslint|vitest|vite|jest|playwright|prettier)\.config\.[cm]?[jt]s|\.prettierrc(?:\.\w+)?|"
+    r"\.oxlintrc\.json|\.oxfmtrc\.jsonc?|uv\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.work",
     re.IGNORECASE,
 )
 _NOTABLE_ELSEWHERE = re.compile(
     r"(?:\.github|docs)/(?:CONTRIBUTING(?:\.md|\.rst)?|CODEOWNERS|copilot-instructions\.md|"
     r"ARCHITECTURE\.md|architecture\.md|DEVELOPMENT\.md|development\.md)|"
     r"docs/(?:architecture|design|adr|decisions)/[^/]+\.md|\.cargo/config\.toml|"
-    r"\.config/nextest\.toml|\.cursor/rules/[^/]+|.*/(?:AGENTS|CLAUDE|GEMINI)\.md",
+    r"\.config/nextest\.toml|\.cursor/rules/[^/]+|(?-i:.*/(?:AGENTS|CLAUDE|GEMINI)\.md)",
     re.IGNORECASE,
 )
 

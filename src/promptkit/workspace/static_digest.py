@@ -26,8 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from promptkit.secrets import find_secrets, shannon_entropy
+from promptkit.workspace.guidance import as_command
 from promptkit.workspace.scan import WorkspaceFacts
-from promptkit.workspace.tooling import CommandPurpose, ToolCommand
+from promptkit.workspace.tooling import CommandPurpose, ToolCommand, classify_command
 
 __all__ = ["CHARS_PER_TOKEN", "estimate_tokens", "render_static_digest"]
 
@@ -67,8 +68,11 @@ _MAX_OTHER_TYPES = 6
 _MAX_NOTABLE = 16
 _MAX_CANONICAL_PER_PURPOSE = 3
 _MAX_CANONICAL = 12
+_MAX_RECIPE = 60
 _MAX_CATALOGUE = 8
+_MAX_CATALOGUE_LINES = 3
 _MAX_PACKAGE_DIRECTORIES = 3
+_MAX_PACKAGE_COMMANDS = 8
 _MAX_WORKFLOWS = 8
 _MAX_WORKFLOW_COMMANDS = 4
 _MAX_WATCH_OUTS = 12
@@ -211,22 +215,38 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[_Line], set[str]]:
         priority = 99 - len(lines) * 0.5
         lines.append(_Line("Commands", priority, _command_line(command)))
         shown.update((command.command, *command.aliases))
-    for rank, (spelling, directories) in enumerate(
-        sorted(per_package.items(), key=lambda item: (-len(item[1]), item[0]))
-    ):
+    # A check in many packages first; a one-package `start:demo` script last, then summed up.
+    packaged = sorted(
+        per_package.items(),
+        key=lambda item: (
+            classify_command(item[0]) == "other",
+            -len(item[1]),
+            item[0],
+        ),
+    )
+    for rank, (spelling, directories) in enumerate(packaged[:_MAX_PACKAGE_COMMANDS]):
         listed = ", ".join(_code(d + "/") for d in sorted(directories)[:_MAX_PACKAGE_DIRECTORIES])
         more = len(directories) - _MAX_PACKAGE_DIRECTORIES
         where = f"{listed} and {more} more" if more > 0 else listed
-        lines.append(_Line("Commands", 52 - min(rank, 30), f"- {_code(spelling)} in {where}"))
+        lines.append(_Line("Commands", 52 - rank, f"- {_code(spelling)} in {where}"))
+    if len(packaged) > _MAX_PACKAGE_COMMANDS:
+        rest_count = len(packaged) - _MAX_PACKAGE_COMMANDS
+        text = f"- and {rest_count} more package scripts"
+        lines.append(_Line("Commands", 52 - _MAX_PACKAGE_COMMANDS, text))
     by_source: dict[str, list[ToolCommand]] = {}
     for command in rest:
         by_source.setdefault(command.source, []).append(command)
+    # A long catalogue is cut into lines, so the budget can show its head and drop its tail.
     for rank, (source, commands) in enumerate(sorted(by_source.items())):
-        names = ", ".join(_code(command.command) for command in commands[:_MAX_CATALOGUE])
-        more = len(commands) - _MAX_CATALOGUE
-        tail = f" and {more} more" if more > 0 else ""
-        text = f"- Also in {_code(source)}: {names}{tail}"
-        lines.append(_Line("Commands", 46 - min(rank, 30), text))
+        shown_count = min(len(commands), _MAX_CATALOGUE * _MAX_CATALOGUE_LINES)
+        for start in range(0, shown_count, _MAX_CATALOGUE):
+            chunk = commands[start : start + _MAX_CATALOGUE]
+            names = ", ".join(_code(command.command) for command in chunk)
+            more = len(commands) - start - len(chunk)
+            tail = f" and {more} more" if more > 0 else ""
+            label = f"Also in {_code(source)}" if start == 0 else f"More in {_code(source)}"
+            priority = 46 - min(rank, 30) - 12 * (start // _MAX_CATALOGUE)
+            lines.append(_Line("Commands", priority, f"- {label}: {names}{tail}"))
     return lines, shown
 
 
@@ -236,7 +256,7 @@ def _command_line(command: ToolCommand) -> str:
     if note is not None:
         notes.append(note)
     runs = command.aliases[0] if command.aliases else command.detail
-    same = f" = {_code(runs)}" if runs else ""
+    same = f" = {_code(_shortened(runs))}" if runs else ""
     return (
         f"- {_PURPOSE_LABELS[command.purpose]}: {_code(command.command)}{same} ({'; '.join(notes)})"
     )
@@ -306,9 +326,19 @@ def _tooling(facts: WorkspaceFacts) -> list[_Line]:
 
 def _workflows(facts: WorkspaceFacts, shown: set[str]) -> list[_Line]:
     lines: list[_Line] = []
-    for rank, workflow in enumerate(facts.workflows[:_MAX_WORKFLOWS]):
+    # Only the commands a person could run too: not CI plumbing (`set -e`, `${{ }}`, `x=$y`).
+    runnable = [
+        (workflow, [line for line in workflow.commands if _is_runnable(line)])
+        for workflow in facts.workflows
+    ]
+    listed_workflows = [
+        (workflow, commands)
+        for workflow, commands in runnable
+        if [command for command in commands if command not in shown]
+    ]
+    for rank, (workflow, commands_run) in enumerate(listed_workflows[:_MAX_WORKFLOWS]):
         name = f" ({_plain(workflow.name)})" if workflow.name else ""
-        fresh = [command for command in workflow.commands if command not in shown]
+        fresh = [command for command in commands_run if command not in shown]
         listed = fresh[:_MAX_WORKFLOW_COMMANDS]
         commands = "; ".join(_code(command) for command in listed)
         more = len(fresh) - len(listed)
@@ -316,10 +346,21 @@ def _workflows(facts: WorkspaceFacts, shown: set[str]) -> list[_Line]:
         body = f": {commands}{tail}" if commands else ""
         priority = 60 - min(rank, 20)
         lines.append(_Line("Workflows", priority, f"- {_code(workflow.path)}{name}{body}"))
-    rest = len(facts.workflows) - _MAX_WORKFLOWS
+    rest = len(facts.workflows) - min(len(listed_workflows), _MAX_WORKFLOWS)
     if rest > 0:
         lines.append(_Line("Workflows", 39, f"- and {rest} more workflow files"))
     return lines
+
+
+def _shortened(text: str) -> str:
+    """A recipe on a canonical line: its start says what it runs; the rest is in the file."""
+    if len(text) <= _MAX_RECIPE:
+        return text
+    return text[: _MAX_RECIPE - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _is_runnable(line: str) -> bool:
+    return "${{" not in line and as_command(line) is not None
 
 
 def _watch_outs(facts: WorkspaceFacts) -> list[_Line]:

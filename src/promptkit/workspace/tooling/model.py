@@ -90,7 +90,7 @@ _PURPOSE_BY_WORD: Mapping[str, CommandPurpose] = {
         "format",
     ),
     **dict.fromkeys(
-        ("typecheck", "types", "type", "typing", "mypy", "pyright", "tsc", "ty"), "typecheck"
+        ("typecheck", "types", "type", "typing", "mypy", "pyright", "tsc"), "typecheck"
     ),
     **dict.fromkeys(("build", "compile", "dist", "package", "wheel", "bundle"), "build"),
 }
@@ -111,11 +111,14 @@ def classify_command(command: str) -> CommandPurpose:
 
     A formatter's `--check` still formats, and `ruff format` formats although ruff lints.
     """
+    # Paths and file names (`crates/ruff_python_ast/generate.py`) say where, not what for.
     purposes = [
         classify_name(word)
-        for word in re.split(r"[\s:/=]+", command)
-        if word and not word.startswith("-")
+        for word in re.split(r"[\s:=]+", command)
+        if word and not word.startswith("-") and "/" not in word and "." not in word
     ]
+    if re.search(r"(?:^|\s)ty\s+check\b", command):
+        purposes.insert(0, "typecheck")
     named = [purpose for purpose in purposes if purpose != "other"]
     if "format" in named:
         return "format"

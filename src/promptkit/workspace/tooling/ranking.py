@@ -35,13 +35,13 @@ _CD_PREFIX = re.compile(r"^cd\s+\S+\s*&&\s*")
 def command_words(command: str) -> tuple[str, ...]:
     """The words that identify `command`: no flags, no `cd dir &&`, no `run` after pnpm/yarn."""
     command = _CD_PREFIX.sub("", command.strip())
+    # `VAR=value` before a command sets its environment, after `make` a variable: neither
+    # changes which command runs.
     words = [
         word.strip("'\"")
         for word in command.split()
-        if not word.startswith("-") and "=" not in word[:1]
+        if not word.startswith("-") and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*", word) is None
     ]
-    while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
-        words.pop(0)
     if len(words) >= 3 and words[0] in ("pnpm", "yarn") and words[1] == "run":
         del words[1]
     if len(words) >= 2 and words[0] == "npm" and words[1] == "run" and words[2:3] == ["test"]:

@@ -92,7 +92,8 @@ def _first_recipe_line(lines: list[str], index: int) -> str | None:
         if not line.startswith("\t"):
             return None
         command = line.strip().lstrip("@-+").strip()
-        if command and not command.startswith("#"):
+        # A recipe that announces itself first (`@echo "Running tests..."`) runs the next line.
+        if command and not command.startswith(("#", "echo ", "printf ")):
             return command
     return None
 
