@@ -1,11 +1,13 @@
 """`scan_workspace`: task-agnostic facts about a workspace, gathered fast and without secrets.
 
-The scan lists files once (see `select_files`), counts languages and top-level layout from the
-names alone, and opens only a handful of files: the project's configuration (pyproject.toml,
-Makefile, package.json... at the root and one directory down), its CI files, and the guidance
-written for contributors and agents (CONTRIBUTING, AGENTS.md, CLAUDE.md), from which short
-imperative sentences become watch-outs. Every file's text passes through `redact_secrets` before
-anything is parsed out of it, so no credential reaches `WorkspaceFacts`.
+The scan lists files once (see `select_files`; no content is read to list), counts languages
+and top-level layout from the names alone, and opens only a handful of files, each read only up
+to the size its parser needs, through the caller's `WorkspaceReader`: the project's
+configuration (pyproject.toml, Makefile, package.json... at the root and one directory down),
+its CI files, and the guidance written for contributors and agents (CONTRIBUTING, AGENTS.md,
+CLAUDE.md), from which short imperative sentences become watch-outs. Every file's text passes
+through `redact_secrets` before anything is parsed out of it, so no credential reaches
+`WorkspaceFacts`.
 """
 
 from __future__ import annotations
@@ -13,27 +15,34 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from promptkit.errors import WorkspaceError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_secrets
-from promptkit.workspace.files import (
-    DEFAULT_MAX_FILE_BYTES,
-    SkipReason,
-    read_workspace_bytes,
-    select_files,
+from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, SkipReason, select_files
+from promptkit.workspace.globs import PathFilter
+from promptkit.workspace.layout import (
+    DirectoryCount,
+    LanguageCount,
+    count_languages,
+    count_layout,
+    is_notable,
 )
 from promptkit.workspace.manifest import WorkspaceManifest, manifest_for_selection
+from promptkit.workspace.reading import HOST_READER, WorkspaceReader
 from promptkit.workspace.tooling import ToolCommand, ToolingCollector, Workflow, parse_workflow
 
 __all__ = [
     "DirectoryCount",
     "LanguageCount",
+    "ScanRoot",
     "WatchOut",
     "WorkspaceFacts",
     "extract_watch_outs",
+    "scan_roots",
     "scan_workspace",
 ]
 
@@ -44,25 +53,6 @@ _MAX_CONFIG_FILES = 40
 _MAX_CI_FILES = 20
 _MAX_GUIDANCE_FILES = 8
 _MAX_WATCH_OUTS_PER_FILE = 24
-_SUBDIRECTORIES_PER_DIRECTORY = 4
-
-
-@dataclass(frozen=True, slots=True)
-class LanguageCount:
-    """How many selected files are in `language`; `is_code` separates code from docs/data."""
-
-    language: str
-    files: int
-    is_code: bool
-
-
-@dataclass(frozen=True, slots=True)
-class DirectoryCount:
-    """Files under a directory (`path` ends with "/"), with its largest subdirectories."""
-
-    path: str
-    files: int
-    subdirectories: tuple[DirectoryCount, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,20 +85,70 @@ class WorkspaceFacts:
     watch_outs: tuple[WatchOut, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class ScanRoot:
+    """One directory a scan covers: its host `path`, the folder its files appear under in the
+    facts (`prefix`, "" for the top, "docs" for a mount at `/docs`), and `PathGlob` globs over
+    paths relative to `path` (`include`: keep only matches; `exclude`: leave out matches and
+    everything under a matching directory)."""
+
+    path: str | os.PathLike[str]
+    prefix: str = ""
+    include: tuple[str, ...] = field(default=())
+    exclude: tuple[str, ...] = field(default=())
+
+
 def scan_workspace(
-    path: str | os.PathLike[str], *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    path: str | os.PathLike[str],
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    reader: WorkspaceReader = HOST_READER,
 ) -> WorkspaceFacts:
     """Scan the workspace at `path`; raises WorkspaceError when it is not a directory."""
-    selection = select_files(path, max_file_bytes=max_file_bytes)
-    manifest = manifest_for_selection(selection)
-    paths = [file.path for file in selection.files]
+    root = ScanRoot(path, include=tuple(include), exclude=tuple(exclude))
+    return scan_roots([root], max_file_bytes=max_file_bytes, reader=reader)
+
+
+def scan_roots(
+    roots: Sequence[ScanRoot],
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    reader: WorkspaceReader = HOST_READER,
+) -> WorkspaceFacts:
+    """Scan several directories as one workspace (the mounts of a workspace section).
+
+    The manifest describes the first root, over all its files: the globs narrow what the facts
+    describe, not the fingerprint a later freshness check recomputes for that directory.
+    WorkspaceError when a root is not a directory.
+    """
+    if not roots:
+        raise WorkspaceError("scan_roots needs at least one directory to scan")
+    located: dict[str, tuple[Path, str]] = {}
+    skipped: Counter[SkipReason] = Counter()
+    manifest: WorkspaceManifest | None = None
+    for scan_root in roots:
+        selection = select_files(scan_root.path, max_file_bytes=max_file_bytes)
+        if manifest is None:
+            manifest = manifest_for_selection(selection)
+        path_filter = PathFilter.of(scan_root.include, scan_root.exclude)
+        prefix = scan_root.prefix.strip("/")
+        for file in selection.files:
+            if path_filter.allows(file.path):
+                shown = f"{prefix}/{file.path}" if prefix else file.path
+                located[shown] = (selection.root, file.path)
+        skipped.update(dict(selection.skipped))
+    assert manifest is not None
+    paths = sorted(located)
     present = frozenset(paths)
 
-    def read(relative: str) -> str | None:
+    def read(shown: str) -> str | None:
+        root, relative = located[shown]
         try:
-            raw = read_workspace_bytes(selection.root, relative, limit=_CONFIG_READ_LIMIT)
+            raw = reader.read(root, relative, limit=_CONFIG_READ_LIMIT)
         except WorkspaceError as error:
-            _log.warning("workspace_file_unreadable", path=relative, error=str(error))
+            _log.warning("workspace_file_unreadable", path=shown, error=str(error))
             return None
         return redact_secrets(raw.decode("utf-8", errors="replace"))
 
@@ -130,11 +170,11 @@ def scan_workspace(
     return WorkspaceFacts(
         manifest=manifest,
         file_count=len(paths),
-        skipped=selection.skipped,
+        skipped=tuple(sorted(skipped.items())),
         root_file_count=root_files,
-        languages=_languages(paths),
-        layout=_layout(paths),
-        notable_files=tuple(sorted(p for p in paths if _is_notable(p))),
+        languages=count_languages(paths),
+        layout=count_layout(paths),
+        notable_files=tuple(sorted(p for p in paths if is_notable(p))),
         projects=tuple(sorted(set(collector.projects))),
         tools=tuple(sorted(collector.tools | _tools_from_ci(workflows))),
         commands=_ordered_commands(collector.commands),
@@ -352,122 +392,3 @@ def _clean_markdown(sentence: str) -> str:
     text = _LINK.sub(r"\1", sentence)
     text = _EMPHASIS.sub("", text)
     return " ".join(text.split())
-
-
-# -- names only: languages, layout, notable files ----------------------------------------------
-
-# Extension (or exact file name) -> (language, is code).
-_LANGUAGES: Mapping[str, tuple[str, bool]] = {
-    **dict.fromkeys((".py", ".pyi", ".pyx"), ("Python", True)),
-    **dict.fromkeys((".js", ".mjs", ".cjs", ".jsx"), ("JavaScript", True)),
-    **dict.fromkeys((".ts", ".mts", ".cts", ".tsx"), ("TypeScript", True)),
-    ".go": ("Go", True),
-    ".rs": ("Rust", True),
-    ".java": ("Java", True),
-    **dict.fromkeys((".kt", ".kts"), ("Kotlin", True)),
-    ".scala": ("Scala", True),
-    ".rb": ("Ruby", True),
-    ".php": ("PHP", True),
-    **dict.fromkeys((".c", ".h"), ("C", True)),
-    **dict.fromkeys((".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx"), ("C++", True)),
-    ".cs": ("C#", True),
-    ".swift": ("Swift", True),
-    **dict.fromkeys((".m", ".mm"), ("Objective-C", True)),
-    **dict.fromkeys((".sh", ".bash", ".zsh"), ("Shell", True)),
-    ".ps1": ("PowerShell", True),
-    ".lua": ("Lua", True),
-    **dict.fromkeys((".pl", ".pm"), ("Perl", True)),
-    ".r": ("R", True),
-    ".jl": ("Julia", True),
-    ".dart": ("Dart", True),
-    **dict.fromkeys((".ex", ".exs"), ("Elixir", True)),
-    **dict.fromkeys((".erl", ".hrl"), ("Erlang", True)),
-    ".hs": ("Haskell", True),
-    **dict.fromkeys((".ml", ".mli"), ("OCaml", True)),
-    **dict.fromkeys((".clj", ".cljs"), ("Clojure", True)),
-    ".zig": ("Zig", True),
-    ".sql": ("SQL", True),
-    ".vue": ("Vue", True),
-    ".svelte": ("Svelte", True),
-    **dict.fromkeys((".html", ".htm"), ("HTML", True)),
-    **dict.fromkeys((".css", ".scss", ".sass", ".less"), ("CSS", True)),
-    ".tf": ("Terraform", True),
-    ".proto": ("Protocol Buffers", True),
-    ".ipynb": ("Jupyter Notebook", True),
-    "Dockerfile": ("Dockerfile", True),
-    "Makefile": ("Makefile", True),
-    **dict.fromkeys((".md", ".markdown"), ("Markdown", False)),
-    ".rst": ("reStructuredText", False),
-    ".txt": ("Text", False),
-    ".toml": ("TOML", False),
-    **dict.fromkeys((".yaml", ".yml"), ("YAML", False)),
-    ".json": ("JSON", False),
-    ".xml": ("XML", False),
-    **dict.fromkeys((".ini", ".cfg"), ("INI", False)),
-    ".csv": ("CSV", False),
-}
-
-
-def _languages(paths: list[str]) -> tuple[LanguageCount, ...]:
-    counts: Counter[tuple[str, bool]] = Counter()
-    for relative in paths:
-        name = relative.rpartition("/")[2]
-        language = _LANGUAGES.get(name)
-        if language is None:
-            dot = name.rfind(".")
-            if dot > 0:
-                language = _LANGUAGES.get(name[dot:].lower())
-        if language is not None:
-            counts[language] += 1
-    return tuple(
-        LanguageCount(language=language, files=count, is_code=is_code)
-        for (language, is_code), count in sorted(
-            counts.items(), key=lambda item: (-item[1], item[0][0])
-        )
-    )
-
-
-def _layout(paths: list[str]) -> tuple[DirectoryCount, ...]:
-    top: Counter[str] = Counter()
-    second: dict[str, Counter[str]] = {}
-    for relative in paths:
-        parts = relative.split("/", 2)
-        if len(parts) == 1:
-            continue
-        top[parts[0]] += 1
-        if len(parts) == 3:
-            second.setdefault(parts[0], Counter())[parts[1]] += 1
-    return tuple(
-        DirectoryCount(
-            path=f"{name}/",
-            files=count,
-            subdirectories=tuple(
-                DirectoryCount(path=f"{name}/{child}/", files=child_count)
-                for child, child_count in sorted(
-                    second.get(name, Counter()).items(), key=lambda item: (-item[1], item[0])
-                )[:_SUBDIRECTORIES_PER_DIRECTORY]
-            ),
-        )
-        for name, count in sorted(top.items(), key=lambda item: (-item[1], item[0]))
-    )
-
-
-_NOTABLE_AT_ROOT = re.compile(
-    r"(?:README|CONTRIBUTING|LICEN[CS]E|COPYING|CHANGELOG|CHANGES|HISTORY|SECURITY|"
-    r"CODE_OF_CONDUCT)(?:\.[A-Za-z]+)?|AGENTS\.md|CLAUDE\.md|CODEOWNERS|"
-    r"pyproject\.toml|setup\.py|setup\.cfg|package\.json|Cargo\.toml|go\.mod|Makefile|justfile|"
-    r"tox\.ini|noxfile\.py|\.pre-commit-config\.yaml|Dockerfile|docker-compose\.ya?ml|"
-    r"compose\.ya?ml",
-    re.IGNORECASE,
-)
-_NOTABLE_ELSEWHERE = re.compile(
-    r"(?:\.github|docs)/(?:CONTRIBUTING(?:\.md|\.rst)?|CODEOWNERS|copilot-instructions\.md)|"
-    r".*/(?:AGENTS|CLAUDE)\.md",
-    re.IGNORECASE,
-)
-
-
-def _is_notable(relative: str) -> bool:
-    if "/" not in relative:
-        return _NOTABLE_AT_ROOT.fullmatch(relative) is not None
-    return _NOTABLE_ELSEWHERE.fullmatch(relative) is not None
