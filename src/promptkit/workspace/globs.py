@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["PathFilter", "PathGlob"]
+__all__ = ["PathFilter", "PathGlob", "literal_glob"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +104,8 @@ class PathFilter:
             for depth in range(1, len(parts) + 1)
             for glob in self.excludes
         )
+
+
+def literal_glob(relative_path: str) -> str:
+    """A glob matching exactly `relative_path`, its `*`, `?` and `[` taken literally."""
+    return re.sub(r"([*?\[])", r"[\1]", relative_path)

@@ -50,6 +50,7 @@ __all__ = [
     "VfsHostCopy",
     "VfsMount",
     "VfsMountListed",
+    "forget_listings",
     "is_within",
     "normalize_vfs_path",
     "read_host_text",
@@ -250,6 +251,13 @@ def relist_mounts(session: Session, mounts: Sequence[HostMount]) -> None:
 
 class BinaryFileError(WorkspaceError):
     """A listed file turned out binary when read (a NUL byte): searches skip it quietly."""
+
+
+def forget_listings(session: Session) -> None:
+    """Drop every listing and read copy of `session`, keeping the model's writes: the next use
+    of a workspace section lists its mounts again and reads files afresh."""
+    session.clear_slice(VfsMount)
+    session.clear_slice(VfsHostCopy)
 
 
 def read_host_text(

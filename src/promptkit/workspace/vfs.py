@@ -25,6 +25,7 @@ from promptkit.workspace.overlay import (
     VfsHostCopy,
     VfsMount,
     VfsMountListed,
+    forget_listings,
     is_within,
     normalize_vfs_path,
     relist_mounts,
@@ -42,6 +43,7 @@ __all__ = [
     "VfsWorkspaceSection",
     "VirtualFilesystem",
     "WorkspaceSection",
+    "forget_listings",
     "normalize_vfs_path",
     "relist_mounts",
 ]
