@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from promptkit.adapters import ProviderAdapter
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.errors import OptimizationError
 from promptkit.optimize import StaticDigestWriter, optimize_workspace_digest
 from promptkit.prompt import Prompt
-from promptkit.session import Session
+from promptkit.session import Session, ToolInvoked
+from promptkit.testing import FakeProviderServer, Reply, ToolCall
 from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
 
 from ..workspace_sections.conftest import CountingReader
@@ -142,3 +144,24 @@ def test_cli_include_and_exclude_reach_the_digest(repo: Path, tmp_path: Path) ->
     digest = digest_part(optimized.stdout)
     assert "- 2 files" in digest
     assert "README" not in digest
+
+
+def test_a_model_writer_explores_only_the_narrowed_mounts(
+    openai_adapter: ProviderAdapter, server: FakeProviderServer, repo: Path
+) -> None:
+    session, run = Session(), Session()
+    server.enqueue(
+        Reply.tool_calls(ToolCall("vfs_read_file", {"path": "/README.md"})),
+        Reply.json({"digest": "## Layout\n- `src/`"}),
+    )
+
+    openai_adapter.optimize(
+        prompt_over(session, HostMount(repo)),
+        session=session,
+        optimization_session=run,
+        exclude=["README.md"],
+    )
+
+    (call,) = run.select_all(ToolInvoked)
+    assert call.success is False
+    assert "no file /README.md" in call.result_message
