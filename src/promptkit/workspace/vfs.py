@@ -10,6 +10,7 @@ not a copy. `WorkspaceSection` is the base of `VfsWorkspaceSection` and
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
@@ -60,6 +61,8 @@ class WorkspaceSection(Section):
     list of mounts with how many files each holds. `reader` is the seam every host read goes
     through (default: the host filesystem). `clone(session=...)` requires a Session; the clone
     lists the mounts in that session on first use unless it already holds their listing.
+    `mask_credentials=False` lets this section's tool results reach the model with credentials
+    in them (they are masked by default; see `promptkit.prompt.mask_tool_result`).
     """
 
     session: Session
@@ -68,6 +71,7 @@ class WorkspaceSection(Section):
     key: str = "workspace"
     grep_timeout: float = DEFAULT_GREP_TIMEOUT
     reader: WorkspaceReader = HOST_READER
+    mask_credentials: bool = True
     tools: tuple[Tool[Any], ...] = field(default=(), init=False)
 
     def __post_init__(self) -> None:
@@ -90,7 +94,10 @@ class WorkspaceSection(Section):
         # Only whether each mount is a directory is checked now; listing waits for first use.
         for mount in mounts:
             mount.root()
-        object.__setattr__(self, "tools", self.filesystem.tools() + self._backend_tools())
+        tools = self.filesystem.tools() + self._backend_tools()
+        if not self.mask_credentials:
+            tools = tuple(dataclasses.replace(tool, masks_credentials=False) for tool in tools)
+        object.__setattr__(self, "tools", tools)
 
     @property
     def overlay(self) -> Overlay:
