@@ -87,7 +87,7 @@ def test_the_static_writer_describes_every_mount_with_its_globs(tmp_path: Path) 
     result = optimize_workspace_digest(StaticDigestWriter(), prompt, session=session)
 
     assert "- 2 files" in result.digest
-    assert "`docs/`: 1 file" in result.digest and "`code/`: 1 file" in result.digest
+    assert "`docs/` (1 file)" in result.digest and "`code/` (1 file)" in result.digest
     assert "scratch" not in result.digest
 
 

@@ -31,10 +31,11 @@ _EXPORTS: dict[str, str] = {
     "describe_workspace": "promptkit.workspace.manifest",
     "workspace_fingerprint": "promptkit.workspace.manifest",
     "PodmanWorkspaceSection": "promptkit.workspace.podman",
-    "DirectoryCount": "promptkit.workspace.layout",
-    "LanguageCount": "promptkit.workspace.layout",
+    "DirectoryCount": "promptkit.workspace.scan",
+    "LanguageCount": "promptkit.workspace.scan",
+    "WatchOut": "promptkit.workspace.guidance",
+    "FolderNote": "promptkit.workspace.folders",
     "ScanRoot": "promptkit.workspace.scan",
-    "WatchOut": "promptkit.workspace.scan",
     "WorkspaceFacts": "promptkit.workspace.scan",
     "scan_workspace": "promptkit.workspace.scan",
     "estimate_tokens": "promptkit.workspace.static_digest",
@@ -61,11 +62,9 @@ if TYPE_CHECKING:
         WorkspaceFile as WorkspaceFile,
         select_files as select_files,
     )
+    from promptkit.workspace.folders import FolderNote as FolderNote
     from promptkit.workspace.globs import PathGlob as PathGlob
-    from promptkit.workspace.layout import (
-        DirectoryCount as DirectoryCount,
-        LanguageCount as LanguageCount,
-    )
+    from promptkit.workspace.guidance import WatchOut as WatchOut
     from promptkit.workspace.manifest import (
         MANIFEST_FILE_NAME as MANIFEST_FILE_NAME,
         WorkspaceManifest as WorkspaceManifest,
@@ -82,8 +81,9 @@ if TYPE_CHECKING:
         read_workspace_bytes as read_workspace_bytes,
     )
     from promptkit.workspace.scan import (
+        DirectoryCount as DirectoryCount,
+        LanguageCount as LanguageCount,
         ScanRoot as ScanRoot,
-        WatchOut as WatchOut,
         WorkspaceFacts as WorkspaceFacts,
         scan_workspace as scan_workspace,
     )
