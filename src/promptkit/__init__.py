@@ -1,157 +1,23 @@
 """promptkit: typed prompt sections rendered to markdown, with a reusable workspace digest.
 
-Every public name is importable from here. Names are loaded on first use (PEP 562), so
-`import promptkit` stays fast and never imports pydantic, jinja2 or a provider SDK until a
-name that needs them is touched.
+This namespace holds what application code uses every day; the rest lives in the public
+subpackages (`promptkit.prompt`, `promptkit.session`, `promptkit.digest`, `promptkit.workspace`,
+`promptkit.overrides`, `promptkit.planning`, `promptkit.adapters`, `promptkit.errors`,
+`promptkit.testing`).
+
+The names below are declared once, in the `TYPE_CHECKING` block, so type checkers know every
+one of them (and reject a misspelt one). At run time a name's module is imported on first use
+(PEP 562): `import promptkit` never imports pydantic, jinja2 or a provider SDK by itself.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from promptkit._lazy import lazy_exports
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
-_EXPORTS: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "PromptkitError",
-            "PromptValidationError",
-            "PromptRenderError",
-            "OutputParseError",
-            "ToolValidationError",
-            "SessionError",
-            "SessionCorruptError",
-            "OverridesError",
-            "WorkspaceError",
-            "WorkspaceUnavailableError",
-            "ProviderError",
-            "ProviderAuthenticationError",
-            "ProviderRateLimitError",
-            "ProviderTimeoutError",
-            "ProviderBadRequestError",
-            "ProviderServerError",
-            "ProviderConnectionError",
-            "ToolLoopLimitError",
-            "OptimizationError",
-        ),
-        "promptkit.errors",
-    ),
-    **dict.fromkeys(
-        (
-            "MarkdownSection",
-            "OverrideAuthor",
-            "OverridesLookup",
-            "Prompt",
-            "PromptDescriptor",
-            "PromptOverride",
-            "RenderContext",
-            "RenderedPrompt",
-            "Section",
-            "SectionDescriptor",
-            "SectionOverride",
-            "SectionPath",
-            "TextSection",
-            "Tool",
-            "ToolContext",
-            "ToolDescriptor",
-            "ToolOverride",
-            "ToolResult",
-            "content_hash",
-            "output_schema",
-            "parse_structured_output",
-        ),
-        "promptkit.prompt",
-    ),
-    **dict.fromkeys(
-        (
-            "FsyncPolicy",
-            "PromptExecuted",
-            "PromptRendered",
-            "Session",
-            "SessionProtocol",
-            "SessionSnapshot",
-            "SessionStore",
-            "ToolInvoked",
-            "append",
-            "register_in_memory_slice_type",
-            "register_slice_type",
-            "replace_latest",
-            "upsert_by",
-        ),
-        "promptkit.session",
-    ),
-    **dict.fromkeys(
-        (
-            "DigestFreshness",
-            "DigestResolution",
-            "WorkspaceDigest",
-            "WorkspaceDigestSection",
-            "clear_workspace_digest",
-            "latest_workspace_digest",
-            "resolve_workspace_digest",
-            "set_workspace_digest",
-        ),
-        "promptkit.digest",
-    ),
-    **dict.fromkeys(("SecretFinding", "find_secrets", "redact_secrets"), "promptkit.secrets"),
-    **dict.fromkeys(
-        (
-            "FileSelection",
-            "HostMount",
-            "PodmanWorkspaceSection",
-            "VfsWorkspaceSection",
-            "WorkspaceFacts",
-            "WorkspaceFile",
-            "WorkspaceManifest",
-            "WorkspaceSection",
-            "describe_workspace",
-            "render_static_digest",
-            "scan_workspace",
-            "select_files",
-            "workspace_fingerprint",
-        ),
-        "promptkit.workspace",
-    ),
-    **dict.fromkeys(
-        (
-            "AnthropicAdapter",
-            "OpenAIAdapter",
-            "PromptResponse",
-            "ProviderAdapter",
-            "TokenUsage",
-            "ToolCallRecord",
-        ),
-        "promptkit.adapters",
-    ),
-    **dict.fromkeys(
-        ("DigestDraft", "OptimizationResult", "OptimizationScope", "OptimizationTarget"),
-        "promptkit.adapters.optimize",
-    ),
-    **dict.fromkeys(("AdapterChoice", "choose_adapter"), "promptkit.adapters.selection"),
-    "StaticAdapter": "promptkit.adapters.static",
-    **dict.fromkeys(
-        (
-            "LocalPromptOverridesStore",
-            "OverrideProblem",
-            "PromptOverridesStore",
-            "SharedSectionOverride",
-            "SharedSectionStore",
-            "check_overrides",
-        ),
-        "promptkit.overrides",
-    ),
-    **dict.fromkeys(
-        ("Plan", "PlanStep", "PlanningStrategy", "PlanningToolsSection", "StepStatus"),
-        "promptkit.planning",
-    ),
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__: list[str]  # assigned below from the declared imports
 
 if TYPE_CHECKING:
     from promptkit.adapters import (
@@ -160,122 +26,59 @@ if TYPE_CHECKING:
         PromptResponse as PromptResponse,
         ProviderAdapter as ProviderAdapter,
         TokenUsage as TokenUsage,
-        ToolCallRecord as ToolCallRecord,
     )
     from promptkit.adapters.optimize import (
-        DigestDraft as DigestDraft,
         OptimizationResult as OptimizationResult,
         OptimizationScope as OptimizationScope,
-        OptimizationTarget as OptimizationTarget,
-    )
-    from promptkit.adapters.selection import (
-        AdapterChoice as AdapterChoice,
-        choose_adapter as choose_adapter,
-    )
-    from promptkit.adapters.static import (
-        StaticAdapter as StaticAdapter,
     )
     from promptkit.digest import (
-        DigestFreshness as DigestFreshness,
-        DigestResolution as DigestResolution,
         WorkspaceDigest as WorkspaceDigest,
         WorkspaceDigestSection as WorkspaceDigestSection,
         clear_workspace_digest as clear_workspace_digest,
         latest_workspace_digest as latest_workspace_digest,
-        resolve_workspace_digest as resolve_workspace_digest,
         set_workspace_digest as set_workspace_digest,
     )
     from promptkit.errors import (
-        OptimizationError as OptimizationError,
         OutputParseError as OutputParseError,
-        OverridesError as OverridesError,
         PromptkitError as PromptkitError,
         PromptRenderError as PromptRenderError,
         PromptValidationError as PromptValidationError,
-        ProviderAuthenticationError as ProviderAuthenticationError,
-        ProviderBadRequestError as ProviderBadRequestError,
-        ProviderConnectionError as ProviderConnectionError,
         ProviderError as ProviderError,
-        ProviderRateLimitError as ProviderRateLimitError,
-        ProviderServerError as ProviderServerError,
         ProviderTimeoutError as ProviderTimeoutError,
-        SessionCorruptError as SessionCorruptError,
-        SessionError as SessionError,
+        RunError as RunError,
         ToolLoopLimitError as ToolLoopLimitError,
-        ToolValidationError as ToolValidationError,
-        WorkspaceError as WorkspaceError,
-        WorkspaceUnavailableError as WorkspaceUnavailableError,
+        UsageError as UsageError,
     )
     from promptkit.overrides import (
         LocalPromptOverridesStore as LocalPromptOverridesStore,
-        OverrideProblem as OverrideProblem,
         PromptOverridesStore as PromptOverridesStore,
-        SharedSectionOverride as SharedSectionOverride,
-        SharedSectionStore as SharedSectionStore,
-        check_overrides as check_overrides,
     )
     from promptkit.planning import (
-        Plan as Plan,
         PlanningStrategy as PlanningStrategy,
         PlanningToolsSection as PlanningToolsSection,
-        PlanStep as PlanStep,
-        StepStatus as StepStatus,
     )
     from promptkit.prompt import (
         MarkdownSection as MarkdownSection,
-        OverrideAuthor as OverrideAuthor,
-        OverridesLookup as OverridesLookup,
         Prompt as Prompt,
-        PromptDescriptor as PromptDescriptor,
-        PromptOverride as PromptOverride,
         RenderContext as RenderContext,
         RenderedPrompt as RenderedPrompt,
         Section as Section,
-        SectionDescriptor as SectionDescriptor,
-        SectionOverride as SectionOverride,
-        SectionPath as SectionPath,
         TextSection as TextSection,
         Tool as Tool,
         ToolContext as ToolContext,
-        ToolDescriptor as ToolDescriptor,
-        ToolOverride as ToolOverride,
         ToolResult as ToolResult,
-        content_hash as content_hash,
-        output_schema as output_schema,
-        parse_structured_output as parse_structured_output,
-    )
-    from promptkit.secrets import (
-        SecretFinding as SecretFinding,
-        find_secrets as find_secrets,
-        redact_secrets as redact_secrets,
     )
     from promptkit.session import (
-        FsyncPolicy as FsyncPolicy,
-        PromptExecuted as PromptExecuted,
-        PromptRendered as PromptRendered,
         Session as Session,
         SessionProtocol as SessionProtocol,
-        SessionSnapshot as SessionSnapshot,
         SessionStore as SessionStore,
-        ToolInvoked as ToolInvoked,
-        append as append,
-        register_in_memory_slice_type as register_in_memory_slice_type,
-        register_slice_type as register_slice_type,
-        replace_latest as replace_latest,
-        upsert_by as upsert_by,
     )
     from promptkit.workspace import (
-        FileSelection as FileSelection,
         HostMount as HostMount,
         PodmanWorkspaceSection as PodmanWorkspaceSection,
         VfsWorkspaceSection as VfsWorkspaceSection,
-        WorkspaceFacts as WorkspaceFacts,
-        WorkspaceFile as WorkspaceFile,
-        WorkspaceManifest as WorkspaceManifest,
-        WorkspaceSection as WorkspaceSection,
-        describe_workspace as describe_workspace,
-        render_static_digest as render_static_digest,
-        scan_workspace as scan_workspace,
-        select_files as select_files,
-        workspace_fingerprint as workspace_fingerprint,
     )
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(__name__)

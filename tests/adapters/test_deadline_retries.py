@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from promptkit import MarkdownSection, Prompt, ProviderBadRequestError, ProviderServerError
-from promptkit.errors import ProviderTimeoutError
+from promptkit import MarkdownSection, Prompt
+from promptkit.errors import ProviderBadRequestError, ProviderServerError, ProviderTimeoutError
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply
 

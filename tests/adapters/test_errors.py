@@ -13,18 +13,13 @@ import pytest
 import structlog
 from pydantic import BaseModel
 
-from promptkit import (
-    MarkdownSection,
-    Prompt,
+from promptkit import MarkdownSection, Prompt, ProviderTimeoutError, Tool, ToolContext, ToolResult
+from promptkit.errors import (
     ProviderAuthenticationError,
     ProviderBadRequestError,
     ProviderConnectionError,
     ProviderRateLimitError,
     ProviderServerError,
-    ProviderTimeoutError,
-    Tool,
-    ToolContext,
-    ToolResult,
 )
 from promptkit.session import PromptExecuted, PromptRendered, Session, ToolInvoked
 from promptkit.testing import FakeProviderServer, Reply, ToolCall

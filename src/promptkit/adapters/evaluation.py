@@ -109,7 +109,8 @@ class Evaluation(Generic[OutputT]):
     def finish(self, rendered: RenderedPrompt[OutputT], turn: ModelTurn) -> PromptResponse[OutputT]:
         tally = self.tally
         model = tally.reported_model or self.adapter.model
-        response: PromptResponse[OutputT] = PromptResponse(
+        # `output` stays None until the reply parses: an OutputParseError carries this response.
+        response: PromptResponse[Any] = PromptResponse(
             prompt_name=rendered.name,
             text=turn.text,
             output=None,

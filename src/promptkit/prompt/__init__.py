@@ -13,8 +13,8 @@ from promptkit.prompt.override_types import (
     SectionPath,
     ToolOverride,
 )
-from promptkit.prompt.prompt import (
-    Prompt,
+from promptkit.prompt.prompt import Prompt
+from promptkit.prompt.rendered import (
     PromptDescriptor,
     RenderedPrompt,
     SectionDescriptor,
