@@ -37,6 +37,7 @@ def test_a_provider_timeout_is_caught_by_except_timeout_error() -> None:
     with pytest.raises(TimeoutError) as raised:
         raise errors.ProviderTimeoutError("deadline passed", status=408, request_id="req_1")
 
+    assert isinstance(raised.value, errors.ProviderTimeoutError)
     assert (raised.value.status, raised.value.request_id) == (408, "req_1")
 
 
