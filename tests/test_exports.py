@@ -16,7 +16,13 @@ import pytest
 import promptkit
 from promptkit._lazy import declared_exports
 
-LAZY_PACKAGES = ("promptkit", "promptkit.adapters", "promptkit.workspace")
+SRC = Path(promptkit.__file__).parent
+# Every package whose `__init__` loads its names through `promptkit._lazy`.
+LAZY_PACKAGES = tuple(
+    ".".join(("promptkit", *init.parent.relative_to(SRC).parts))
+    for init in sorted(SRC.rglob("__init__.py"))
+    if "lazy_exports(__name__)" in init.read_text(encoding="utf-8")
+)
 
 # The names the workspace digest specification (the seed) makes public from `promptkit`.
 SEED_NAMES = frozenset(
@@ -81,6 +87,10 @@ def test_every_declared_name_resolves_to_the_object_its_module_defines(package: 
 
     for name, (origin, attribute) in declared_exports(_source(package)).items():
         assert getattr(module, name) is getattr(importlib.import_module(origin), attribute)
+
+
+def test_the_packages_with_lazy_names_are_found() -> None:
+    assert {"promptkit", "promptkit.adapters", "promptkit.workspace"} <= set(LAZY_PACKAGES)
 
 
 def test_top_level_namespace_keeps_the_seed_names() -> None:

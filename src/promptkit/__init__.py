@@ -27,10 +27,6 @@ if TYPE_CHECKING:
         ProviderAdapter as ProviderAdapter,
         TokenUsage as TokenUsage,
     )
-    from promptkit.adapters.optimize import (
-        OptimizationResult as OptimizationResult,
-        OptimizationScope as OptimizationScope,
-    )
     from promptkit.digest import (
         WorkspaceDigest as WorkspaceDigest,
         WorkspaceDigestSection as WorkspaceDigestSection,
@@ -48,6 +44,10 @@ if TYPE_CHECKING:
         RunError as RunError,
         ToolLoopLimitError as ToolLoopLimitError,
         UsageError as UsageError,
+    )
+    from promptkit.optimize import (
+        OptimizationResult as OptimizationResult,
+        OptimizationScope as OptimizationScope,
     )
     from promptkit.overrides import (
         LocalPromptOverridesStore as LocalPromptOverridesStore,

@@ -1,0 +1,35 @@
+"""Finding the prompt, session and overrides a command works on.
+
+`references`: `package.module:attr` references and `promptkit.prompts` entry points, loaded and
+bound to a session and workspace. `workspace`: the built-in workspace prompt and what the
+workspace commands' shared options (`PATH`, `--prompt`, `--state-dir`, `--overrides-dir`) name.
+"""
+
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
+
+__all__: list[str]  # assigned below from the declared imports
+
+if TYPE_CHECKING:
+    from promptkit.discovery.references import (
+        EntryPointPrompts as EntryPointPrompts,
+        PromptFactory as PromptFactory,
+        PromptSource as PromptSource,
+        bind_prompt as bind_prompt,
+        entry_point_prompts as entry_point_prompts,
+        find_prompt as find_prompt,
+        load_prompt_source as load_prompt_source,
+    )
+    from promptkit.discovery.workspace import (
+        DEFAULT_PROMPT_REFERENCE as DEFAULT_PROMPT_REFERENCE,
+        BoundWorkspace as BoundWorkspace,
+        WorkspaceOptions as WorkspaceOptions,
+        bind_workspace as bind_workspace,
+        existing_workspace as existing_workspace,
+        workspace_options as workspace_options,
+        workspace_prompt as workspace_prompt,
+    )
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(__name__)

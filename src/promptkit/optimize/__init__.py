@@ -1,0 +1,36 @@
+"""The optimize workflow: a `DigestWriter` writes a prompt's workspace digest, which is checked
+and stored in the session (SESSION) or the overrides store (GLOBAL).
+
+Two writers: `ModelDigestWriter` drives any `ProviderAdapter` (what `ProviderAdapter.optimize`
+uses) and `StaticDigestWriter` builds the digest offline from the files. `choose_digest_writer`
+picks one the way the command line does. The guide is docs/optimize.md.
+"""
+
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
+
+__all__: list[str]  # assigned below from the declared imports
+
+if TYPE_CHECKING:
+    from promptkit.optimize.model_writer import ModelDigestWriter as ModelDigestWriter
+    from promptkit.optimize.selection import (
+        WriterChoice as WriterChoice,
+        choose_digest_writer as choose_digest_writer,
+    )
+    from promptkit.optimize.static_writer import StaticDigestWriter as StaticDigestWriter
+    from promptkit.optimize.types import (
+        DigestDraft as DigestDraft,
+        DigestWriter as DigestWriter,
+        OptimizationResponse as OptimizationResponse,
+        OptimizationResult as OptimizationResult,
+        OptimizationScope as OptimizationScope,
+        OptimizationTarget as OptimizationTarget,
+    )
+    from promptkit.optimize.workflow import (
+        DEFAULT_OPTIMIZE_TOOL_ROUNDS as DEFAULT_OPTIMIZE_TOOL_ROUNDS,
+        optimize_workspace_digest as optimize_workspace_digest,
+    )
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(__name__)
