@@ -13,7 +13,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -180,11 +180,22 @@ def execute_tool_call(
 ) -> ExecutedCall:
     """Validate and run one call; every failure becomes an error result for the model.
 
-    An unknown tool or arguments that do not validate are answered with what was wrong, so the
-    model can correct itself. A handler that raises is answered with the exception type only
+    An unknown tool, arguments that do not validate or a call cut off by the token limit are
+    answered with what was wrong, so the model can correct itself; an error result without a
+    message gets one. A handler that raises is answered with the exception type only
     (its message may hold internal details) and logged as `tool_handler_failed`.
     """
     started = time.monotonic()
+    if call.truncated:
+        # The arguments stop mid-way; running the tool with what arrived (often `{}`) would act
+        # on input the model never finished writing.
+        failure = ToolResult(
+            message=f"your call to {call.name!r} was cut off by the output token limit before"
+            " its arguments were complete, so it did not run; call it again with shorter"
+            " arguments",
+            success=False,
+        )
+        return _executed(call, _raw_arguments(call), failure, started, params_json=None)
     tool = rendered.tool(call.name)
     if tool is None:
         offered = ", ".join(t.name for t in rendered.tools) or "none"
@@ -218,6 +229,11 @@ def execute_tool_call(
             message=f"tool {tool.name!r} failed with {type(error).__name__}; the error was"
             " logged. Try different arguments or continue without this tool.",
             success=False,
+        )
+    if not result.success and not result.message.strip():
+        # Providers refuse an error result without content (Anthropic answers 400).
+        result = replace(
+            result, message=f"tool {tool.name!r} failed without saying why; try another way"
         )
     return _executed(call, params, result, started, params_json=_params_json(tool, params))
 
