@@ -28,6 +28,7 @@ demo: $(INSTALLED)
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache --no-logo
 
 typecheck: $(INSTALLED)
 	$(BIN)/mypy

@@ -38,6 +38,10 @@ class ArgumentTypeError(UsageError, TypeError):
     """An argument has the wrong type (for instance `clone(session=...)` given no Session)."""
 
 
+class InvalidStateError(UsageError, RuntimeError):
+    """An object was used in a state that does not allow the call (a server started twice)."""
+
+
 class PromptValidationError(UsageError, ValueError):
     """A prompt, section, tool or params type is malformed; raised when it is built."""
 

@@ -5,7 +5,6 @@ and request id, never with the API key, and leaves the session consistent.
 
 import logging
 import socket
-import time
 import traceback
 from datetime import timedelta
 
@@ -22,7 +21,7 @@ from promptkit.errors import (
     ProviderServerError,
 )
 from promptkit.session import PromptExecuted, PromptRendered, Session, ToolInvoked
-from promptkit.testing import FakeProviderServer, Reply, ToolCall
+from promptkit.testing import FakeClock, FakeProviderServer, Reply, ToolCall
 
 PROMPT: Prompt[None] = Prompt(
     ns="tests/adapters",
@@ -37,8 +36,9 @@ class Nap(BaseModel):
 
 
 def nap(params: Nap, context: ToolContext) -> ToolResult:
-    if params.past_deadline and context.deadline is not None:
-        time.sleep(max(0.0, context.deadline - time.monotonic()) + 0.01)
+    # The nap takes the rest of the deadline on the test's FakeClock: no real time passes.
+    if params.past_deadline and isinstance(context.clock, FakeClock):
+        context.clock.advance((context.remaining_s() or 0.0) + 0.01)
     return ToolResult(message="rested")
 
 
@@ -167,7 +167,9 @@ def test_deadline_is_checked_between_tool_rounds(server: FakeProviderServer, mak
     session = Session()
 
     with pytest.raises(ProviderTimeoutError) as raised:
-        make_adapter().evaluate(NAP_PROMPT, session=session, deadline=timedelta(seconds=0.5))
+        make_adapter(clock=FakeClock()).evaluate(
+            NAP_PROMPT, session=session, deadline=timedelta(seconds=0.5)
+        )
 
     assert "before request 2" in str(raised.value)
     assert server.request_count == 1

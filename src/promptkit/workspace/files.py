@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from promptkit.errors import WorkspaceError
+from promptkit.errors import ArgumentValueError, WorkspaceError
 from promptkit.logging import get_logger
 from promptkit.workspace._git import run_git, run_git_together
 
@@ -226,7 +226,7 @@ def select_files(
 ) -> FileSelection:
     """The readable text files of the workspace at `root`, sorted by path (see module doc)."""
     if max_file_bytes < 0:
-        raise ValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
+        raise ArgumentValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
     resolved = resolve_workspace_root(root)
     listing = _git_listing(resolved)
     checker = _Checker(resolved, max_file_bytes, _sniff_memory.recall(str(resolved)))

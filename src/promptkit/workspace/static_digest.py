@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from promptkit.errors import ArgumentValueError
 from promptkit.secrets import find_secrets, shannon_entropy
 from promptkit.workspace.scan import WorkspaceFacts
 from promptkit.workspace.tooling import CommandPurpose
@@ -79,7 +80,7 @@ def render_static_digest(facts: WorkspaceFacts, *, max_tokens: int = 2000) -> st
     for any line gives an empty string. Raises ValueError for a negative budget.
     """
     if max_tokens < 0:
-        raise ValueError(f"max_tokens must be zero or more, got {max_tokens}")
+        raise ArgumentValueError(f"max_tokens must be zero or more, got {max_tokens}")
     lines = [
         line
         for line in (*_layout(facts), *_tooling(facts), *_workflows(facts), *_watch_outs(facts))

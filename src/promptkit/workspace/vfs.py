@@ -25,7 +25,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from promptkit.errors import PromptValidationError, WorkspaceError
+from promptkit.errors import ArgumentTypeError, PromptValidationError, WorkspaceError
 from promptkit.prompt import RenderContext, Section, Tool, ToolContext, ToolResult
 from promptkit.session import Session, register_in_memory_slice_type, upsert_by
 from promptkit.workspace.files import (
@@ -576,8 +575,9 @@ class VirtualFilesystem:
             return _failure(f"no file under {base} to search: check path and glob")
         limit = min(params.max_matches, MAX_GREP_MATCHES)
         timeout = self.grep_timeout
-        if context.deadline is not None:
-            timeout = min(timeout, max(0.0, context.deadline - time.monotonic()))
+        remaining = context.remaining_s()
+        if remaining is not None:
+            timeout = min(timeout, remaining)
         outcome = _run_grep(params.pattern, flags, candidates, limit, timeout)
         if isinstance(outcome, str):
             return _failure(outcome)
@@ -730,7 +730,7 @@ class WorkspaceSection(Section):
 
     def __post_init__(self) -> None:
         if not isinstance(self.session, Session):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{type(self).__name__} needs session=<a promptkit Session>,"
                 f" got {type(self.session).__name__}"
             )
@@ -794,7 +794,7 @@ class WorkspaceSection(Section):
     def clone(self, **changes: Any) -> Self:
         """A copy bound to `session=` (required), with any other field changes applied."""
         if not isinstance(changes.get("session"), Session):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{type(self).__name__}.clone requires session=<a promptkit Session>: the"
                 " workspace copy lives in one concrete session"
             )
