@@ -35,7 +35,7 @@ typecheck: $(INSTALLED)
 
 # The repository's curated overrides must still match the code they were written against.
 overrides-check: $(INSTALLED)
-	$(BIN)/promptkit overrides check --root overrides --prompt $(REVIEW_PROMPT)
+	$(BIN)/promptkit overrides check --overrides-dir overrides --prompt $(REVIEW_PROMPT)
 
 unit: $(INSTALLED)
 	$(BIN)/python -m pytest -n 2 -q

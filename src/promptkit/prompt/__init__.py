@@ -13,6 +13,7 @@ from promptkit.prompt.override_types import (
     SectionPath,
     ToolOverride,
 )
+from promptkit.prompt.params import params_from_json, read_params_argument
 from promptkit.prompt.prompt import Prompt
 from promptkit.prompt.rendered import (
     PromptDescriptor,
@@ -46,5 +47,7 @@ __all__ = [
     "content_hash",
     "mask_tool_result",
     "output_schema",
+    "params_from_json",
     "parse_structured_output",
+    "read_params_argument",
 ]

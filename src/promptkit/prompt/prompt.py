@@ -247,6 +247,11 @@ class Prompt(Generic[OutputT]):
     # -- introspection ------------------------------------------------------------------------
 
     @property
+    def params_types(self) -> frozenset[type[Any]]:
+        """The params types the prompt's sections read; `render` matches params to them."""
+        return self._params_types
+
+    @property
     def display_name(self) -> str:
         """`name` when given, else `ns/key`."""
         return self.name or f"{self.ns}/{self.key}"
