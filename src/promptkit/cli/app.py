@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "promptkit.cli.digest",
     "promptkit.cli.overrides",
     "promptkit.cli.repl",
+    "promptkit.cli.eval",
 )
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -43,6 +44,10 @@ HELP_EXAMPLES: dict[str, str] = {
     "digest": "promptkit digest status . --json",
     "digest status": "promptkit digest status . --json",
     "overrides": "promptkit overrides check --overrides-dir overrides --prompt app.prompts:review",
+    "overrides promote": "promptkit overrides promote app.prompts:review --from candidate"
+    " --min-score 0.8",
+    "eval": "promptkit eval app.prompts:review --dataset evals/review.jsonl --tag latest"
+    " --tag candidate --json",
     "repl": "printf 'optimize\\nask What is this?\\n' | promptkit repl . --provider static",
 }
 

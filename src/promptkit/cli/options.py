@@ -55,6 +55,19 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_overrides_folder_argument(parser: argparse.ArgumentParser) -> None:
+    """`--overrides-dir DIR` (into `args.root`, default `overrides`) for the `overrides` commands,
+    with `--root`, its earlier name, still accepted."""
+    parser.add_argument(
+        "--overrides-dir",
+        dest="root",
+        default="overrides",
+        metavar="DIR",
+        help="the overrides folder (default: overrides)",
+    )
+    parser.add_argument("--root", dest="root", help=argparse.SUPPRESS)
+
+
 def add_prompt_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool = True) -> None:
     """`--prompt` (unless `prompt_option` is false), `--tag`, `--overrides-dir`, `--state-dir`."""
     if prompt_option:

@@ -1,10 +1,10 @@
 """`promptkit overrides ...`: the operator's commands over a `LocalPromptOverridesStore`.
 
-list, show, seed, set, edit, diff, rm and check. Prompts are found by `--prompt
-package.module:attr` or through the `promptkit.prompts` entry points; every write goes through
-the store, so the CLI checks nothing the library does not. The store's folder is
-`--overrides-dir` (default `overrides`), as in every other command; `list` and `show` take
-`--json` (fields in docs/cli.md).
+list, show, seed, set, edit, diff, rm and check, and promote (in `promptkit.cli.promote`).
+Prompts are found by `--prompt package.module:attr` or through the `promptkit.prompts` entry
+points; every write goes through the store, so the CLI checks nothing the library does not. The
+store's folder is `--overrides-dir` (default `overrides`), as in every other command; `list`
+and `show` take `--json` (fields in docs/cli.md).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from promptkit.cli.options import add_json_argument
+from promptkit.cli.options import add_json_argument, add_overrides_folder_argument
 from promptkit.discovery.references import entry_point_prompts, find_prompt
 from promptkit.errors import OverridesError
 from promptkit.overrides.check import check_overrides, entry_states, shared_states
@@ -46,7 +46,7 @@ def register(subparsers: Any) -> None:
 
     def action(name: str, help_text: str, handler: Any, *, prompt: str = "one") -> Any:
         sub = actions.add_parser(name, help=help_text, description=help_text)
-        _add_overrides_dir(sub)
+        add_overrides_folder_argument(sub)
         if prompt == "one":
             sub.add_argument(
                 "--prompt",
@@ -92,7 +92,7 @@ def register(subparsers: Any) -> None:
         description="Remove a prompt's override file, one section or tool entry of it, or a"
         " shared section file.",
     )
-    _add_overrides_dir(remove)
+    add_overrides_folder_argument(remove)
     target = remove.add_mutually_exclusive_group(required=True)
     target.add_argument("--prompt", help="package.module:attr, or an entry-point name or ns/key")
     target.add_argument("--shared", metavar="SECTION_KEY", help="remove a shared section file")
@@ -107,18 +107,10 @@ def register(subparsers: Any) -> None:
         _check,
         prompt="many",
     )
+    # `promote` runs an evaluation first; its module owns that and is imported only here.
+    from promptkit.cli.promote import register_promote
 
-
-def _add_overrides_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--overrides-dir",
-        dest="root",
-        default="overrides",
-        metavar="DIR",
-        help="the overrides folder (default: overrides)",
-    )
-    # The earlier name of --overrides-dir, still accepted.
-    parser.add_argument("--root", dest="root", help=argparse.SUPPRESS)
+    register_promote(actions)
 
 
 # -- handlers -----------------------------------------------------------------------------------
