@@ -207,3 +207,17 @@ def test_the_earlier_root_option_still_names_the_overrides_folder(
 ) -> None:
     assert main(["overrides", "list", "--root", str(repo / "nothing-here")]) == 0
     assert "no override files under" in capsys.readouterr().out
+
+
+def test_overrides_check_json_lists_each_problem_with_its_file(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = repo / "store"
+    (store / "team" / "triage").mkdir(parents=True)
+    (store / "team" / "triage" / "latest.toml").write_text("not = [toml", encoding="utf-8")
+
+    assert main(["overrides", "check", "--overrides-dir", str(store), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    (problem,) = report["problems"]
+    assert problem["file"].endswith("latest.toml")
+    assert report["files"] == 1

@@ -23,7 +23,12 @@ from typing import Any
 from promptkit.cli.options import add_json_argument, add_overrides_folder_argument
 from promptkit.discovery.references import entry_point_prompts, find_prompt
 from promptkit.errors import OverridesError
-from promptkit.overrides.check import check_overrides, entry_states, shared_states
+from promptkit.overrides.check import (
+    OverrideProblem,
+    check_overrides,
+    entry_states,
+    shared_states,
+)
 from promptkit.overrides.defaults import default_body
 from promptkit.overrides.layout import override_files, require_section_path
 from promptkit.overrides.local import LocalPromptOverridesStore
@@ -101,12 +106,13 @@ def register(subparsers: Any) -> None:
     entry.add_argument("--path", help="remove only this section's entry")
     entry.add_argument("--tool", help="remove only this tool's entry")
     remove.set_defaults(handler=_remove)
-    action(
+    check = action(
         "check",
         "exit 1 when a file is invalid or an entry is stale, unknown or not accepted",
         _check,
         prompt="many",
     )
+    add_json_argument(check)
     # `promote` runs an evaluation first; its module owns that and is imported only here.
     from promptkit.cli.promote import register_promote
 
@@ -358,23 +364,50 @@ def _remove(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     prompts = _known_prompts(args.prompt)
     problems = check_overrides(args.root, prompts.values())
-    for problem in problems:
-        print(problem)
     store = LocalPromptOverridesStore(args.root)
     files = override_files(Path(args.root))
+    unchecked: list[str] = []
     for file in files:
         try:
             value = store.read_file(file)
         except OverridesError:
             continue
         if isinstance(value, PromptOverride) and (value.ns, value.prompt_key) not in prompts:
+            unchecked.append(str(file))
+            if args.json:
+                continue
             print(
                 f"note: {file}: prompt {value.ns}/{value.prompt_key} was not found; only the"
                 " file's validity was checked (pass --prompt or register an entry point)",
                 file=sys.stderr,
             )
+    if args.json:
+        report = {
+            "overrides_dir": str(args.root),
+            "files": len(files),
+            "problems": [_problem_json(problem) for problem in problems],
+            "prompt_not_found": unchecked,
+        }
+        print(json.dumps(report, indent=2))
+        return 1 if problems else 0
+    for problem in problems:
+        print(problem)
     print(f"overrides check: {len(problems)} problem(s) in {len(files)} file(s) under {args.root}")
     return 1 if problems else 0
+
+
+def _problem_json(problem: OverrideProblem) -> dict[str, object]:
+    """One `overrides check --json` problem: where, what, and the entry's state when known."""
+    entry = problem.entry
+    return {
+        "file": problem.file,
+        "line": problem.line,
+        "message": problem.message,
+        "table": entry.table if entry is not None else None,
+        "name": entry.name if entry is not None else None,
+        "status": entry.status if entry is not None else None,
+        "prompt": entry.prompt if entry is not None else None,
+    }
 
 
 # -- helpers ------------------------------------------------------------------------------------
