@@ -156,7 +156,7 @@ def test_promptkit_repl_uses_the_built_in_prompt_by_default(repo: Path, state_di
 
     assert completed.returncode == 0, completed.stderr
     assert "origin:    placeholder" in completed.stdout
-    assert "\n  ask MESSAGE " in completed.stdout
+    assert "\n  ask [--params JSON|@FILE] MESSAGE " in completed.stdout
     assert "review" not in completed.stdout
 
 
