@@ -23,7 +23,6 @@ MAX_MODULE_LINES = 500
 # grow, and leaves this table when it is split. Their owners split them in their own issues.
 OVERSIZE_BASELINE: dict[str, int] = {
     "workspace/files.py": 540,
-    "workspace/tooling.py": 645,
     "workspace/vfs.py": 837,
     "overrides/local.py": 550,
 }

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
         read_workspace_bytes as read_workspace_bytes,
         select_files as select_files,
     )
+    from promptkit.workspace.folders import FolderNote as FolderNote
+    from promptkit.workspace.guidance import WatchOut as WatchOut
     from promptkit.workspace.manifest import (
         MANIFEST_FILE_NAME as MANIFEST_FILE_NAME,
         WorkspaceManifest as WorkspaceManifest,
@@ -37,7 +39,6 @@ if TYPE_CHECKING:
     from promptkit.workspace.scan import (
         DirectoryCount as DirectoryCount,
         LanguageCount as LanguageCount,
-        WatchOut as WatchOut,
         WorkspaceFacts as WorkspaceFacts,
         scan_workspace as scan_workspace,
     )
