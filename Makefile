@@ -28,13 +28,14 @@ demo: $(INSTALLED)
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache --no-logo
 
 typecheck: $(INSTALLED)
 	$(BIN)/mypy
 
 # The repository's curated overrides must still match the code they were written against.
 overrides-check: $(INSTALLED)
-	$(BIN)/promptkit overrides check --root overrides --prompt $(REVIEW_PROMPT)
+	$(BIN)/promptkit overrides check --overrides-dir overrides --prompt $(REVIEW_PROMPT)
 
 unit: $(INSTALLED)
 	$(BIN)/python -m pytest -n 2 -q

@@ -1,7 +1,15 @@
-"""Every error promptkit raises, in one hierarchy under `PromptkitError`.
+"""Every error promptkit raises, in one hierarchy under `PromptkitError`, in two kinds.
 
-Messages say what went wrong, where (section path, field, file and line) and, where it helps,
-what to do next. They never carry a credential or an API key.
+- `UsageError`: the caller used promptkit wrongly (a bad argument, a malformed prompt, an
+  invalid name, an override file written by hand with a mistake). Retrying will not help; fix
+  the calling code or the file the message names.
+- `RunError`: a run failed on something outside the calling code (a provider, the model's
+  output, a workspace, a damaged file on disk, a deadline). It may succeed later or elsewhere.
+
+Each error also subclasses the builtin it stands for (`ValueError`, `TypeError`, `OSError`,
+`TimeoutError`, `ConnectionError`, `RuntimeError`), so an existing `except ValueError:` keeps
+catching what it caught before promptkit named it. Messages say what went wrong, where (section
+path, field, file and line) and what to do next; they never carry a credential or an API key.
 """
 
 from __future__ import annotations
@@ -21,15 +29,53 @@ class PromptkitError(Exception):
         super().__init__(*(redact_secrets(arg) if isinstance(arg, str) else arg for arg in args))
 
 
-class PromptValidationError(PromptkitError):
+class UsageError(PromptkitError):
+    """The caller's mistake: fix the calling code or the file the message names."""
+
+
+class RunError(PromptkitError):
+    """A failure at run time, outside the calling code: provider, model, workspace, disk."""
+
+
+# -- caller mistakes ---------------------------------------------------------------------------
+
+
+class ArgumentValueError(UsageError, ValueError):
+    """An argument has the right type but a value promptkit cannot use."""
+
+
+class ArgumentTypeError(UsageError, TypeError):
+    """An argument has the wrong type (for instance `clone(session=...)` given no Session)."""
+
+
+class InvalidStateError(UsageError, RuntimeError):
+    """An object was used in a state that does not allow the call (a server started twice)."""
+
+
+class PromptValidationError(UsageError, ValueError):
     """A prompt, section, tool or params type is malformed; raised when it is built."""
 
 
-class PromptRenderError(PromptkitError):
+class PromptRenderError(UsageError, ValueError):
     """A prompt could not be rendered with the params it was given."""
 
 
-class OutputParseError(PromptkitError):
+class SessionError(UsageError, ValueError):
+    """A session operation was refused: unknown slice, unserialisable value, bad id."""
+
+
+class OverridesError(UsageError, ValueError):
+    """An override file or request is invalid: bad name, malformed TOML, wrong hash."""
+
+
+class OptimizationError(UsageError, ValueError):
+    """`optimize` refused to run or to store its result; nothing was stored."""
+
+
+# -- failures at run time ----------------------------------------------------------------------
+
+
+class OutputParseError(RunError, ValueError):
     """Model output did not parse into the prompt's output type.
 
     `raw_text` keeps the text exactly as the model produced it, for logging or a retry.
@@ -43,30 +89,26 @@ class OutputParseError(PromptkitError):
         self.response: object | None = None
 
 
-class ToolValidationError(PromptkitError):
-    """A tool call's arguments do not match the tool's params type."""
+class ToolValidationError(RunError, ValueError):
+    """A tool call's arguments (sent by the model) do not match the tool's params type."""
 
 
-class SessionError(PromptkitError):
-    """A session operation was refused: unknown slice, unserialisable value, bad id."""
+class ToolLoopLimitError(RunError, RuntimeError):
+    """The model kept calling tools past `max_tool_rounds`."""
 
 
-class SessionCorruptError(SessionError):
+class SessionCorruptError(RunError, ValueError):
     """A persisted session file has a corrupt record that is not a torn last line: damaged
     JSON, or a record altered, deleted or moved after it was written (its checksum chain
     breaks). The message names the file and line."""
 
 
-class SessionStaleError(SessionError):
+class SessionStaleError(RunError, RuntimeError):
     """The stored session moved past the copy in hand (another process or attachment appended
     to it since this copy was loaded); writing this copy would drop those events."""
 
 
-class OverridesError(PromptkitError):
-    """An override file or request is invalid: bad name, malformed TOML, wrong hash."""
-
-
-class WorkspaceError(PromptkitError):
+class WorkspaceError(RunError, OSError):
     """A workspace could not be read, or a path escapes it."""
 
 
@@ -74,7 +116,7 @@ class WorkspaceUnavailableError(WorkspaceError):
     """A workspace backend (for instance podman) is not installed or cannot run here."""
 
 
-class ProviderError(PromptkitError):
+class ProviderError(RunError, RuntimeError):
     """A model provider call failed.
 
     `status` is the HTTP status when there was a response, `request_id` the provider's id for
@@ -97,11 +139,11 @@ class ProviderRateLimitError(ProviderError):
     """The provider kept answering 429 after the configured retries."""
 
 
-class ProviderTimeoutError(ProviderError):
+class ProviderTimeoutError(ProviderError, TimeoutError):
     """A request or the whole evaluation ran past its timeout or deadline."""
 
 
-class ProviderBadRequestError(ProviderError):
+class ProviderBadRequestError(ProviderError, ValueError):
     """The provider rejected the request as malformed (400/404/422)."""
 
 
@@ -109,7 +151,7 @@ class ProviderServerError(ProviderError):
     """The provider failed (5xx) after the configured retries."""
 
 
-class ProviderConnectionError(ProviderError):
+class ProviderConnectionError(ProviderError, ConnectionError):
     """The provider could not be reached at all."""
 
 
@@ -118,7 +160,7 @@ class ProviderMalformedReplyError(ProviderError):
     an object, or missing what every reply carries. `status` and `request_id` are the reply's."""
 
 
-class ModelOutputError(PromptkitError):
+class ModelOutputError(RunError, ValueError):
     """The model answered, but not with a complete answer to use.
 
     `response` is the partial `PromptResponse` (text so far, tool calls, token usage, finish
@@ -145,20 +187,12 @@ class ModelRefusalError(ModelOutputError):
         self.refusal = refusal
 
 
-class ToolLoopLimitError(PromptkitError):
-    """The model kept calling tools past `max_tool_rounds`."""
-
-
-class OptimizationError(PromptkitError):
-    """`optimize` refused to run or to store its result; nothing was stored."""
-
-
-class DatasetError(PromptkitError, ValueError):
+class DatasetError(UsageError, ValueError):
     """An evaluation dataset file could not be read as a whole (unreadable, not YAML, not a list
     of cases); the message names the file and line. A single bad case is reported per case."""
 
 
-class PromotionRefusedError(PromptkitError):
+class PromotionRefusedError(RunError, RuntimeError):
     """`promote_overrides` found the candidate below the threshold or regressing; nothing was
     copied. `regressed` names the cases whose score fell by more than the tolerance."""
 

@@ -22,6 +22,8 @@ from typing import Any, Literal, TextIO
 
 import structlog
 
+from promptkit.errors import ArgumentValueError
+
 LogFormat = Literal["json", "console"]
 
 
@@ -75,7 +77,7 @@ def configure(
     """
     numeric_level = logging.getLevelName(level.upper()) if isinstance(level, str) else level
     if not isinstance(numeric_level, int):
-        raise ValueError(f"unknown log level {level!r}: use debug, info, warning or error")
+        raise ArgumentValueError(f"unknown log level {level!r}: use debug, info, warning or error")
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer(sort_keys=True)
         if format == "json"

@@ -7,14 +7,7 @@ import asyncio
 import pytest
 from pydantic import BaseModel
 
-from promptkit import (
-    MarkdownSection,
-    Prompt,
-    ProviderTimeoutError,
-    Tool,
-    ToolContext,
-    ToolResult,
-)
+from promptkit import MarkdownSection, Prompt, ProviderTimeoutError, Tool, ToolContext, ToolResult
 from promptkit.adapters import ProviderAdapter
 from promptkit.session import PromptExecuted, Session, ToolInvoked
 from promptkit.testing import FakeProviderServer, RecordedRequest, Reply, ToolCall

@@ -9,8 +9,9 @@ import sys
 import openai
 import pytest
 
-from promptkit import MarkdownSection, Prompt, ProviderAuthenticationError
+from promptkit import MarkdownSection, Prompt
 from promptkit.adapters import AnthropicAdapter, OpenAIAdapter
+from promptkit.errors import ProviderAuthenticationError
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply
 

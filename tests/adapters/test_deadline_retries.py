@@ -4,14 +4,19 @@ the deadline has passed; through the real SDK clients against FakeProviderServer
 
 from __future__ import annotations
 
-import time
+import threading
 
 import pytest
 
-from promptkit import MarkdownSection, Prompt, ProviderBadRequestError, ProviderServerError
-from promptkit.errors import ProviderTimeoutError
+from promptkit import MarkdownSection, Prompt
+from promptkit.errors import (
+    ProviderBadRequestError,
+    ProviderRateLimitError,
+    ProviderServerError,
+    ProviderTimeoutError,
+)
 from promptkit.session import Session
-from promptkit.testing import FakeProviderServer, Reply
+from promptkit.testing import FakeClock, FakeProviderServer, Reply
 
 PROMPT: Prompt[None] = Prompt(
     ns="tests/adapters",
@@ -20,9 +25,13 @@ PROMPT: Prompt[None] = Prompt(
 )
 
 
-def _wait_for_background_work(seconds: float) -> None:
-    # Long enough for an SDK retry (0.5 s backoff) of an abandoned request to have gone out.
-    time.sleep(seconds)
+def _wait_for_abandoned_requests() -> None:
+    # The caller stopped waiting at the deadline; the request's worker thread is the only thing
+    # that could still send a retry. Once it has ended, nothing more can reach the provider.
+    for worker in threading.enumerate():
+        if worker.name == "promptkit-provider-request":
+            worker.join(timeout=30)
+            assert not worker.is_alive(), "the abandoned request never finished"
 
 
 def test_no_request_reaches_the_provider_after_the_deadline(
@@ -32,7 +41,7 @@ def test_no_request_reaches_the_provider_after_the_deadline(
 
     with pytest.raises(ProviderTimeoutError, match="deadline"):
         make_adapter(max_retries=2).evaluate(PROMPT, session=Session(), deadline=0.2)
-    _wait_for_background_work(1.5)
+    _wait_for_abandoned_requests()
 
     assert server.request_count == 1
     assert server.pending_count == 1
@@ -73,4 +82,31 @@ def test_a_bad_request_is_not_retried_under_a_deadline(
         make_adapter(max_retries=2).evaluate(PROMPT, session=Session(), deadline=30)
 
     assert "retr" not in str(raised.value)
+    assert server.request_count == 1
+
+
+def test_a_retry_waits_the_pause_the_provider_asks_for(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    clock = FakeClock()
+    server.enqueue(Reply.error(429, "slow down", retry_after=20), Reply.text("Hello."))
+
+    response = make_adapter(max_retries=1, clock=clock).evaluate(
+        PROMPT, session=Session(), deadline=60
+    )
+
+    assert response.text == "Hello."
+    assert clock.slept == [20.0]
+
+
+def test_a_retry_that_would_start_after_the_deadline_is_not_made(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    clock = FakeClock()
+    server.enqueue(Reply.error(429, "slow down", retry_after=20), Reply.text("Unused."))
+
+    with pytest.raises(ProviderRateLimitError):
+        make_adapter(max_retries=1, clock=clock).evaluate(PROMPT, session=Session(), deadline=10)
+
+    assert clock.slept == []
     assert server.request_count == 1

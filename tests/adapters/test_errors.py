@@ -5,7 +5,6 @@ and request id, never with the API key, and leaves the session consistent.
 
 import logging
 import socket
-import time
 import traceback
 from datetime import timedelta
 
@@ -13,21 +12,16 @@ import pytest
 import structlog
 from pydantic import BaseModel
 
-from promptkit import (
-    MarkdownSection,
-    Prompt,
+from promptkit import MarkdownSection, Prompt, ProviderTimeoutError, Tool, ToolContext, ToolResult
+from promptkit.errors import (
     ProviderAuthenticationError,
     ProviderBadRequestError,
     ProviderConnectionError,
     ProviderRateLimitError,
     ProviderServerError,
-    ProviderTimeoutError,
-    Tool,
-    ToolContext,
-    ToolResult,
 )
 from promptkit.session import PromptExecuted, PromptRendered, Session, ToolInvoked
-from promptkit.testing import FakeProviderServer, Reply, ToolCall
+from promptkit.testing import FakeClock, FakeProviderServer, Reply, ToolCall
 
 PROMPT: Prompt[None] = Prompt(
     ns="tests/adapters",
@@ -42,8 +36,9 @@ class Nap(BaseModel):
 
 
 def nap(params: Nap, context: ToolContext) -> ToolResult:
-    if params.past_deadline and context.deadline is not None:
-        time.sleep(max(0.0, context.deadline - time.monotonic()) + 0.01)
+    # The nap takes the rest of the deadline on the test's FakeClock: no real time passes.
+    if params.past_deadline and isinstance(context.clock, FakeClock):
+        context.clock.advance((context.remaining_s() or 0.0) + 0.01)
     return ToolResult(message="rested")
 
 
@@ -170,18 +165,16 @@ def test_deadline_passed_while_waiting_raises_provider_timeout_error(
 def test_a_tool_that_runs_past_the_deadline_is_reported_as_such(
     server: FakeProviderServer, make_adapter
 ) -> None:
-    adapter = make_adapter()
-    # A first evaluation loads the SDK, so the short deadline below is spent by the tool alone.
-    server.enqueue(Reply.text("warm"))
-    adapter.evaluate(PROMPT, session=Session())
     server.enqueue(Reply.tool_calls(ToolCall("nap", {"past_deadline": True})), Reply.text("unused"))
     session = Session()
 
     with pytest.raises(ProviderTimeoutError) as raised:
-        adapter.evaluate(NAP_PROMPT, session=session, deadline=timedelta(seconds=0.5))
+        make_adapter(clock=FakeClock()).evaluate(
+            NAP_PROMPT, session=session, deadline=timedelta(seconds=0.5)
+        )
 
     assert "deadline of 0.5s passed while tool 'nap' ran" in str(raised.value)
-    assert server.request_count == 2
+    assert server.request_count == 1
     assert len(session.select_all(ToolInvoked)) == 1
 
 

@@ -10,18 +10,10 @@ import pytest
 import structlog
 from pydantic import BaseModel
 
-from promptkit import (
-    MarkdownSection,
-    ModelOutputError,
-    ModelRefusalError,
-    OutputTruncatedError,
-    Prompt,
-    Tool,
-    ToolContext,
-    ToolResult,
-)
+from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
 from promptkit.adapters import PromptResponse, TokenUsage
 from promptkit.adapters.response import session_token_usage
+from promptkit.errors import ModelOutputError, ModelRefusalError, OutputTruncatedError
 from promptkit.session import PromptExecuted, Session, ToolInvoked
 from promptkit.testing import FakeProviderServer, Reply, ToolCall, Usage
 

@@ -9,14 +9,9 @@ import pytest
 from pydantic import BaseModel
 from structlog.testing import capture_logs
 
-from promptkit import (
-    MarkdownSection,
-    OutputParseError,
-    Prompt,
-    PromptRenderError,
-    ProviderServerError,
-)
+from promptkit import MarkdownSection, OutputParseError, Prompt, PromptRenderError
 from promptkit.adapters import ExecutionRecord, write_manifest
+from promptkit.errors import ProviderServerError
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, Usage
 

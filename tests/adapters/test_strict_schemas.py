@@ -14,14 +14,7 @@ import pytest
 import structlog
 from pydantic import AnyUrl, BaseModel, Field
 
-from promptkit import (
-    MarkdownSection,
-    Prompt,
-    PromptValidationError,
-    Tool,
-    ToolContext,
-    ToolResult,
-)
+from promptkit import MarkdownSection, Prompt, PromptValidationError, Tool, ToolContext, ToolResult
 from promptkit.adapters.anthropic import output_config
 from promptkit.adapters.openai import output_format
 from promptkit.adapters.schema import shape_for_strict

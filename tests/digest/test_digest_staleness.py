@@ -11,6 +11,7 @@ from promptkit.digest import WorkspaceDigestSection, resolve_workspace_digest, s
 from promptkit.errors import PromptValidationError
 from promptkit.prompt import Prompt
 from promptkit.session import Session
+from promptkit.testing import FakeClock
 from promptkit.workspace import describe_workspace
 
 from .conftest import commit_file
@@ -144,3 +145,23 @@ def test_removed_workspace_gives_unknown_freshness_and_no_warning(tmp_path: Path
     assert resolution.is_stale is None
     assert resolution.freshness is not None
     assert "cannot be read" in resolution.freshness.reason
+
+
+def test_a_render_after_the_freshness_interval_checks_the_workspace_again(git_repo: Path) -> None:
+    clock = FakeClock()
+    session = Session()
+    set_workspace_digest(session, "workspace-digest", "Old digest.", workspace=git_repo)
+    section = WorkspaceDigestSection(session=session, freshness_interval_s=60, clock=clock)
+    prompt = Prompt(ns="tests", key="stale", sections=(section,))
+
+    with capture_logs() as logs:
+        prompt.render()
+        commit_file(git_repo, "src/app.py", "print('new')\n")
+        clock.advance(59)
+        prompt.render()
+        warned_within_the_interval = len(stale_warnings(logs))
+        clock.advance(1)
+        prompt.render()
+
+    assert warned_within_the_interval == 0
+    assert len(stale_warnings(logs)) == 1

@@ -12,15 +12,17 @@ from typing import Any
 
 import pytest
 
-from promptkit import MarkdownSection, Prompt, PromptOverride, TextSection, Tool, ToolResult
+from promptkit import MarkdownSection, Prompt, TextSection, Tool, ToolResult
 from promptkit.overrides import LocalPromptOverridesStore
+from promptkit.prompt import PromptOverride
 
 INTRO = "Review the change like a careful colleague."
 
 PROMPT_MODULE = """
 from dataclasses import dataclass
 
-from promptkit import MarkdownSection, Prompt, PromptOverride, TextSection, Tool, ToolResult
+from promptkit import MarkdownSection, Prompt, TextSection, Tool, ToolResult
+from promptkit.prompt import PromptOverride
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 from pathlib import Path
 
-from promptkit import OverrideAuthor, Prompt
+from promptkit import Prompt
 from promptkit.overrides import LocalPromptOverridesStore, check_overrides
+from promptkit.prompt import OverrideAuthor
 
 from .conftest import review_prompt, section_hash
 

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from promptkit import OverridesError, Prompt
+from promptkit import Prompt
+from promptkit.errors import OverridesError
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.secrets import find_secrets
 

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from promptkit import OverridesError, Prompt, TextSection
+from promptkit import Prompt, TextSection
+from promptkit.errors import OverridesError
 from promptkit.names import is_valid_key
 from promptkit.overrides import LocalPromptOverridesStore
 

@@ -10,16 +10,10 @@ from typing import Any
 
 import pytest
 
-from promptkit import (
-    OverrideAuthor,
-    OverridesError,
-    Prompt,
-    RenderContext,
-    Section,
-    SectionOverride,
-    TextSection,
-)
+from promptkit import Prompt, RenderContext, Section, TextSection
+from promptkit.errors import OverridesError
 from promptkit.overrides import LocalPromptOverridesStore, SharedSectionOverride, SharedSectionStore
+from promptkit.prompt import OverrideAuthor, SectionOverride
 
 from .conftest import section_hash
 

@@ -6,16 +6,10 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from promptkit import (
-    OverrideAuthor,
-    OverridesError,
-    Prompt,
-    PromptOverride,
-    SectionOverride,
-    TextSection,
-    ToolOverride,
-)
+from promptkit import Prompt, TextSection
+from promptkit.errors import OverridesError
 from promptkit.overrides import LocalPromptOverridesStore, PromptOverridesStore
+from promptkit.prompt import OverrideAuthor, PromptOverride, SectionOverride, ToolOverride
 
 from ..conftest import git
 from .conftest import TaskParams, rendered_tool, review_prompt, section_hash, stored

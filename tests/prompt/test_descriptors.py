@@ -10,17 +10,14 @@ import pytest
 from promptkit import (
     MarkdownSection,
     Prompt,
-    PromptDescriptor,
     PromptValidationError,
     Section,
-    SectionDescriptor,
     TextSection,
     Tool,
     ToolContext,
-    ToolDescriptor,
     ToolResult,
-    content_hash,
 )
+from promptkit.prompt import PromptDescriptor, SectionDescriptor, ToolDescriptor, content_hash
 
 
 @dataclass(frozen=True)

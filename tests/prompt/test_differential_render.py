@@ -16,17 +16,13 @@ from typing import Any
 from hypothesis import given, settings, strategies as st
 from pydantic import BaseModel
 
-from promptkit import (
-    MarkdownSection,
+from promptkit import MarkdownSection, Prompt, RenderContext, Section, TextSection
+from promptkit.prompt import (
     OverrideAuthor,
-    Prompt,
     PromptDescriptor,
     PromptOverride,
-    RenderContext,
-    Section,
     SectionOverride,
     SectionPath,
-    TextSection,
 )
 
 NS, KEY = "tests", "differential"

@@ -12,19 +12,14 @@ from typing import Any
 
 from structlog.testing import capture_logs
 
-from promptkit import (
-    MarkdownSection,
+from promptkit import MarkdownSection, Prompt, TextSection, Tool, ToolContext, ToolResult
+from promptkit.prompt import (
     OverrideAuthor,
-    Prompt,
     PromptDescriptor,
     PromptOverride,
     SectionOverride,
     SectionPath,
-    TextSection,
-    Tool,
-    ToolContext,
     ToolOverride,
-    ToolResult,
 )
 
 NS, KEY = "tests/overrides", "reviewer"

@@ -11,14 +11,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from promptkit import (
-    OutputParseError,
-    Prompt,
-    PromptValidationError,
-    TextSection,
-    output_schema,
-    parse_structured_output,
-)
+from promptkit import OutputParseError, Prompt, PromptValidationError, TextSection
+from promptkit.prompt import output_schema, parse_structured_output
 
 
 class Verdict(BaseModel):

@@ -17,8 +17,8 @@ from promptkit import (
     Tool,
     ToolContext,
     ToolResult,
-    ToolValidationError,
 )
+from promptkit.errors import ToolValidationError
 
 TOOL_NAME_RULE = re.compile(r"[a-z0-9_-]{1,64}")
 

@@ -12,7 +12,7 @@ from .conftest import EXAMPLE
 CHECK = [
     "overrides",
     "check",
-    "--root",
+    "--overrides-dir",
     "overrides",
     "--prompt",
     "examples.code_reviewer_example:build_review_prompt",

@@ -4,7 +4,9 @@ sees after an edit, how the session is stored, and `promptkit repl` for any prom
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ from promptkit.digest import WorkspaceDigestSection
 from promptkit.errors import PromptValidationError
 from promptkit.optimize import WriterChoice, choose_digest_writer
 from promptkit.overrides import LocalPromptOverridesStore
-from promptkit.prompt import Prompt, TextSection
+from promptkit.prompt import MarkdownSection, Prompt, TextSection
 from promptkit.repl import ReplSetup, WorkspaceRepl
 from promptkit.session import SessionStore
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
@@ -154,7 +156,7 @@ def test_promptkit_repl_uses_the_built_in_prompt_by_default(repo: Path, state_di
 
     assert completed.returncode == 0, completed.stderr
     assert "origin:    placeholder" in completed.stdout
-    assert "\n  ask MESSAGE " in completed.stdout
+    assert "\n  ask [--params JSON|@FILE] MESSAGE " in completed.stdout
     assert "review" not in completed.stdout
 
 
@@ -178,3 +180,49 @@ def test_the_digest_section_key_is_the_one_the_prompt_declares(repo: Path, state
 
     assert (repo / "overrides" / "_shared" / "repo-digest" / "latest.toml").is_file()
     assert "stored the 'repo-digest' digest" in out.getvalue()
+
+
+@dataclass(frozen=True)
+class Ticket:
+    title: str
+
+
+def ticket_prompt(session: Any, workspace: Path) -> Prompt[None]:
+    return Prompt(
+        ns="team",
+        key="triage",
+        sections=(
+            MarkdownSection(
+                title="Ticket", key="ticket", template="{{ title }}", params_type=Ticket
+            ),
+            WorkspaceDigestSection(session=session),
+        ),
+    )
+
+
+def test_ask_with_params_renders_the_prompt_with_them(
+    repo: Path, state_dir: Path, server: FakeProviderServer, openai_choice: WriterChoice
+) -> None:
+    server.enqueue(Reply.text("triaged"))
+    repl, out, err = open_repl(setup_for(repo, state_dir, openai_choice, ticket_prompt))
+
+    with repl:
+        repl.onecmd("""ask --params '{"title": "Login fails"}' how urgent is this?""")
+
+    assert err.getvalue() == ""
+    sent = json.dumps(server.requests[0].body)
+    assert "Login fails" in sent and "how urgent is this?" in sent
+    assert "triaged" in out.getvalue()
+
+
+def test_ask_with_params_that_do_not_validate_fails_that_command_only(
+    repo: Path, state_dir: Path, server: FakeProviderServer, openai_choice: WriterChoice
+) -> None:
+    repl, _, err = open_repl(setup_for(repo, state_dir, openai_choice, ticket_prompt))
+
+    with repl:
+        repl.onecmd("""ask --params '{"name": 1}' how urgent?""")
+
+    assert "params Ticket: title: Field required" in err.getvalue()
+    assert repl.failures == 1
+    assert server.request_count == 0

@@ -5,35 +5,11 @@ loop; `evaluate` returns a `PromptResponse` and records `PromptRendered`, `ToolI
 `PromptExecuted` in the session. The provider SDKs are imported only when a client is built.
 """
 
-from typing import TYPE_CHECKING
-
-from promptkit._lazy import lazy_exports
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
 # The SDK-backed adapters import a good deal of code; load each name only when it is used.
-_EXPORTS: dict[str, str] = {
-    "AnthropicAdapter": "promptkit.adapters.anthropic",
-    "ProviderAdapter": "promptkit.adapters.base",
-    "WireAdapter": "promptkit.adapters.base",
-    "DEFAULT_USER_MESSAGE": "promptkit.adapters.loop",
-    "OpenAIAdapter": "promptkit.adapters.openai",
-    "ExecutionRecord": "promptkit.adapters.record",
-    "write_atomically": "promptkit.durable",
-    "write_manifest": "promptkit.adapters.record",
-    "PromptResponse": "promptkit.adapters.response",
-    "TokenUsage": "promptkit.adapters.response",
-    "ToolCallRecord": "promptkit.adapters.response",
-    "ModelTurn": "promptkit.adapters.wire",
-    "RequestedToolCall": "promptkit.adapters.wire",
-    "ToolReply": "promptkit.adapters.wire",
-    "WireCodec": "promptkit.adapters.wire",
-    "WireConversation": "promptkit.adapters.wire",
-    "AdapterChoice": "promptkit.adapters.selection",
-    "choose_adapter": "promptkit.adapters.selection",
-    "model_configured": "promptkit.adapters.selection",
-}
-
-__all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__: list[str]  # assigned below from the declared imports
 
 if TYPE_CHECKING:
     from promptkit.adapters.anthropic import AnthropicAdapter as AnthropicAdapter
@@ -65,3 +41,7 @@ if TYPE_CHECKING:
         WireConversation as WireConversation,
     )
     from promptkit.durable import write_atomically as write_atomically
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(__name__)

@@ -33,7 +33,8 @@ from promptkit.adapters.wire import (
     normalised_finish_reason,
     timeout_option,
 )
-from promptkit.errors import PromptkitError, ProviderAuthenticationError
+from promptkit.clock import SYSTEM_CLOCK, Clock
+from promptkit.errors import ArgumentValueError, PromptkitError, ProviderAuthenticationError
 from promptkit.prompt import RenderedPrompt, output_schema
 
 if TYPE_CHECKING:
@@ -63,19 +64,23 @@ class AnthropicAdapter(WireAdapter):
         max_tokens: int = 4096,
         client_kwargs: Mapping[str, Any] | None = None,
         structured_output: StructuredOutputMode = "native",
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
-            raise ValueError(f"AnthropicAdapter: model must be a non-empty string, got {model!r}")
+            raise ArgumentValueError(
+                f"AnthropicAdapter: model must be a non-empty string, got {model!r}"
+            )
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"AnthropicAdapter: max_tokens must be an int >= 1, got {max_tokens!r}"
             )
         if structured_output not in ("native", "prompt"):
-            raise ValueError(
+            raise ArgumentValueError(
                 "AnthropicAdapter: structured_output must be 'native' or 'prompt',"
                 f" got {structured_output!r}"
             )
         self._model = model
+        self.clock = clock
         self._max_tokens = max_tokens
         self._structured_output: StructuredOutputMode = structured_output
         self._clients = ClientPair(

@@ -12,7 +12,6 @@ once the deadline has passed.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -54,7 +53,7 @@ def send_until_deadline(
             pause = retry_pause(error, attempt)
             if remaining is not None and pause >= remaining:
                 raise
-            time.sleep(pause)
+            deadline.clock.sleep(pause)
             attempt += 1
 
 

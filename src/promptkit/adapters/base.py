@@ -27,6 +27,7 @@ from promptkit.adapters.evaluation import Evaluation
 from promptkit.adapters.loop import Deadline, SendRequest, Step
 from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.wire import ModelTurn, WireCodec
+from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import PromptkitError, ProviderConnectionError, ProviderTimeoutError
 from promptkit.prompt import OverridesLookup, Prompt
 from promptkit.session import Session, SessionProtocol
@@ -51,7 +52,12 @@ class ProviderAdapter(ABC):
     `evaluate(prompt, *params, session, ...)` renders the prompt, runs the model with the
     prompt's tools until it answers without calling one, parses the structured output and
     returns a `PromptResponse`; `aevaluate` does the same for asyncio.
+
+    `clock` is what deadlines, durations, timestamps and retry pauses read (the concrete
+    adapters take `clock=`; tests pass a `promptkit.testing.FakeClock`).
     """
+
+    clock: Clock = SYSTEM_CLOCK
 
     @property
     @abstractmethod

@@ -15,6 +15,8 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from promptkit.errors import ArgumentValueError
+
 ClientFactory = Callable[..., Any]
 """`factory(client_kwargs, sync=bool)`: a new sync or async SDK client."""
 
@@ -31,7 +33,7 @@ class ClientPair:
         factory: ClientFactory,
     ) -> None:
         if client_kwargs and (client is not None or async_client is not None):
-            raise ValueError(
+            raise ArgumentValueError(
                 f"{owner}: client_kwargs configure clients the adapter builds; it builds none"
                 " when client or async_client is given, so pass one or the other"
             )
@@ -51,7 +53,7 @@ class ClientPair:
         with self._lock:
             if self._client is None:
                 if not self._builds:
-                    raise ValueError(
+                    raise ArgumentValueError(
                         f"{self._owner}.evaluate needs a sync client: it was given only"
                         " async_client; pass client=... as well, or use aevaluate"
                     )
@@ -63,7 +65,7 @@ class ClientPair:
         if self._async_client is not None:
             return self._async_client
         if not self._builds:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"{self._owner}.aevaluate needs an async client: it was given only client;"
                 " pass async_client=... as well, or use evaluate"
             )

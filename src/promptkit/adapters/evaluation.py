@@ -7,10 +7,9 @@ clock and deadline, the tally of requests and tool calls, and the execution reco
 
 from __future__ import annotations
 
-import time
 from collections.abc import Generator
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -32,6 +31,8 @@ from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.durable import write_atomically
 from promptkit.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
     ModelOutputError,
     ModelRefusalError,
     OutputParseError,
@@ -69,21 +70,24 @@ class Evaluation(Generic[OutputT]):
         user_message: str | None,
     ) -> None:
         if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int):
-            raise TypeError(f"max_tool_rounds must be an int, got {max_tool_rounds!r}")
+            raise ArgumentTypeError(f"max_tool_rounds must be an int, got {max_tool_rounds!r}")
         if max_tool_rounds < 0:
-            raise ValueError(f"max_tool_rounds must be 0 or more, got {max_tool_rounds}")
+            raise ArgumentValueError(f"max_tool_rounds must be 0 or more, got {max_tool_rounds}")
         if user_message is not None and (not isinstance(user_message, str) or not user_message):
-            raise ValueError("user_message must be a non-empty string (or None for the default)")
+            raise ArgumentValueError(
+                "user_message must be a non-empty string (or None for the default)"
+            )
         self.adapter = adapter
         self.prompt = prompt
         self.session = session
-        self.deadline = Deadline.within(deadline)
+        self.clock = adapter.clock
+        self.deadline = Deadline.within(deadline, self.clock)
         self.max_tool_rounds = max_tool_rounds
         self.output_dir = None if output_dir is None else Path(output_dir)
         self.user_message = user_message or DEFAULT_USER_MESSAGE
         self.tally = LoopTally()
-        self.started = time.monotonic()
-        self.started_at = datetime.now(UTC)
+        self.started = self.clock.monotonic()
+        self.started_at = self.clock.now()
         self.api: str | None = None
 
     def render(
@@ -100,7 +104,7 @@ class Evaluation(Generic[OutputT]):
                 prompt_name=rendered.name,
                 text=rendered.text,
                 tool_names=tuple(tool.name for tool in rendered.tools),
-                rendered_at=datetime.now(UTC),
+                rendered_at=self.clock.now(),
             )
         )
         return rendered
@@ -122,7 +126,8 @@ class Evaluation(Generic[OutputT]):
     def finish(self, rendered: RenderedPrompt[OutputT], turn: ModelTurn) -> PromptResponse[OutputT]:
         tally = self.tally
         model = tally.reported_model or self.adapter.model
-        response: PromptResponse[OutputT] = PromptResponse(
+        # `output` stays None until the reply parses: an OutputParseError carries this response.
+        response: PromptResponse[Any] = PromptResponse(
             prompt_name=rendered.name,
             text=turn.text,
             output=None,
@@ -152,7 +157,7 @@ class Evaluation(Generic[OutputT]):
                 finish_reason=response.finish_reason,
                 output_tokens=tally.usage.output_tokens,
             )
-        duration = time.monotonic() - self.started
+        duration = self.clock.monotonic() - self.started
         self.session.dispatch(
             PromptExecuted(
                 prompt_ns=rendered.ns,
@@ -166,7 +171,7 @@ class Evaluation(Generic[OutputT]):
                 output_tokens=tally.usage.output_tokens,
                 cached_tokens=tally.usage.cached_tokens,
                 duration_s=duration,
-                executed_at=datetime.now(UTC),
+                executed_at=self.clock.now(),
                 cache_write_tokens=tally.usage.cache_write_tokens,
                 reasoning_tokens=tally.usage.reasoning_tokens,
                 finish_reason=response.finish_reason,
@@ -231,7 +236,7 @@ class Evaluation(Generic[OutputT]):
             ExecutionRecord(
                 status="completed",
                 outcome="success",
-                duration_s=time.monotonic() - self.started,
+                duration_s=self.clock.monotonic() - self.started,
                 artifacts=(RESPONSE_ARTIFACT,),
                 metadata=self._metadata(),
             ),
@@ -255,7 +260,7 @@ class Evaluation(Generic[OutputT]):
         write_failure_record(
             output_dir,
             error,
-            duration_s=time.monotonic() - self.started,
+            duration_s=self.clock.monotonic() - self.started,
             metadata=self._metadata(),
             write_artifacts=raw_output,
         )

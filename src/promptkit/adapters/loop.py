@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -22,7 +21,14 @@ from pydantic_core import to_jsonable_python
 
 from promptkit.adapters.response import TokenUsage, ToolCallRecord
 from promptkit.adapters.wire import ModelTurn, RequestedToolCall, ToolReply, WireCodec
-from promptkit.errors import ProviderTimeoutError, ToolLoopLimitError, ToolValidationError
+from promptkit.clock import SYSTEM_CLOCK, Clock
+from promptkit.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    ProviderTimeoutError,
+    ToolLoopLimitError,
+    ToolValidationError,
+)
 from promptkit.logging import get_logger
 from promptkit.prompt import RenderedPrompt, Tool, ToolContext, ToolResult
 from promptkit.prompt.params import type_adapter
@@ -43,30 +49,35 @@ MAX_TOOL_RESULT_BYTES = 256 * 1024
 
 @dataclass(frozen=True)
 class Deadline:
-    """When an evaluation must be over: `at` is a `time.monotonic()` value, None for never."""
+    """When an evaluation must be over: `at` is a `clock.monotonic()` value, None for never.
+
+    The deadline carries its clock, so the tool loop, retry pauses and tool handlers all read
+    the same time (a test passes a `FakeClock` and advances it instead of sleeping).
+    """
 
     at: float | None = None
     budget_s: float | None = None
+    clock: Clock = SYSTEM_CLOCK
 
     @classmethod
-    def within(cls, budget: float | timedelta | None) -> Deadline:
+    def within(cls, budget: float | timedelta | None, clock: Clock = SYSTEM_CLOCK) -> Deadline:
         """A deadline `budget` from now (seconds or a timedelta); None means no deadline."""
         if budget is None:
-            return cls()
+            return cls(clock=clock)
         seconds = budget.total_seconds() if isinstance(budget, timedelta) else budget
         if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"deadline must be seconds (a number) or a timedelta, got {type(budget).__name__}"
             )
         if not (math.isfinite(seconds) and seconds > 0):
-            raise ValueError(f"deadline must be a positive, finite time, got {budget!r}")
-        return cls(at=time.monotonic() + seconds, budget_s=float(seconds))
+            raise ArgumentValueError(f"deadline must be a positive, finite time, got {budget!r}")
+        return cls(at=clock.monotonic() + seconds, budget_s=float(seconds), clock=clock)
 
     def remaining(self) -> float | None:
         """Seconds left (0.0 once passed), or None without a deadline."""
         if self.at is None:
             return None
-        return max(0.0, self.at - time.monotonic())
+        return max(0.0, self.at - self.clock.monotonic())
 
     def exceeded(self, while_doing: str) -> ProviderTimeoutError:
         """The error for running past this deadline `while_doing` something."""
@@ -77,7 +88,7 @@ class Deadline:
 
     def check(self, before_doing: str) -> None:
         """Raise `ProviderTimeoutError` when the deadline has passed."""
-        if self.at is not None and time.monotonic() >= self.at:
+        if self.at is not None and self.clock.monotonic() >= self.at:
             raise self.exceeded(f"before {before_doing}")
 
 
@@ -180,11 +191,11 @@ def tool_loop(
                     success=record.success,
                     duration_s=record.duration.total_seconds(),
                     call_id=record.call_id,
-                    invoked_at=datetime.now(UTC),
+                    invoked_at=deadline.clock.now(),
                 )
             )
             tally.tool_calls.append(record)
-            if deadline.at is not None and time.monotonic() >= deadline.at:
+            if deadline.at is not None and deadline.clock.monotonic() >= deadline.at:
                 raise deadline.exceeded(
                     f"while tool {record.name!r} ran (it took"
                     f" {record.duration.total_seconds():.1f}s)"
@@ -203,7 +214,8 @@ def execute_tool_call(
     message gets one. A handler that raises is answered with the exception type only
     (its message may hold internal details) and logged as `tool_handler_failed`.
     """
-    started = time.monotonic()
+    clock = deadline.clock
+    started = clock.monotonic()
     if call.truncated:
         # The arguments stop mid-way; running the tool with what arrived (often `{}`) would act
         # on input the model never finished writing.
@@ -213,7 +225,7 @@ def execute_tool_call(
             " arguments",
             success=False,
         )
-        return _executed(call, _raw_arguments(call), failure, started, params_json=None)
+        return _executed(call, _raw_arguments(call), failure, (started, clock), params_json=None)
     tool = rendered.tool(call.name)
     if tool is None:
         offered = ", ".join(t.name for t in rendered.tools) or "none"
@@ -221,7 +233,7 @@ def execute_tool_call(
             message=f"unknown tool {call.name!r}; the tools offered are: {offered}",
             success=False,
         )
-        return _executed(call, _raw_arguments(call), failure, started, params_json=None)
+        return _executed(call, _raw_arguments(call), failure, (started, clock), params_json=None)
     try:
         params = tool.parse_arguments(call.arguments)
     except ToolValidationError as error:
@@ -229,8 +241,8 @@ def execute_tool_call(
             message=f"{error}; call the tool again with arguments that match its schema",
             success=False,
         )
-        return _executed(call, _raw_arguments(call), failure, started, params_json=None)
-    context = ToolContext(rendered.ns, rendered.key, call.call_id, deadline.at)
+        return _executed(call, _raw_arguments(call), failure, (started, clock), params_json=None)
+    context = ToolContext(rendered.ns, rendered.key, call.call_id, deadline.at, deadline.clock)
     try:
         result = tool.run(params, context)
     except Exception as error:
@@ -254,7 +266,7 @@ def execute_tool_call(
             result, message=f"tool {tool.name!r} failed without saying why; try another way"
         )
     result = _bounded(result)
-    return _executed(call, params, result, started, params_json=_params_json(tool, params))
+    return _executed(call, params, result, (started, clock), params_json=_params_json(tool, params))
 
 
 def _bounded(result: ToolResult) -> ToolResult:
@@ -274,16 +286,17 @@ def _executed(
     call: RequestedToolCall,
     params: Any,
     result: ToolResult,
-    started: float,
+    timing: tuple[float, Clock],
     *,
     params_json: Mapping[str, Any] | None,
 ) -> ExecutedCall:
+    started, clock = timing
     record = ToolCallRecord(
         name=call.name,
         call_id=call.call_id,
         params=params,
         result=result,
-        duration=timedelta(seconds=time.monotonic() - started),
+        duration=timedelta(seconds=clock.monotonic() - started),
     )
     if params_json is None:
         params_json = params if isinstance(params, dict) else {}

@@ -34,7 +34,9 @@ from promptkit.adapters.wire import (
     normalised_finish_reason,
     timeout_option,
 )
+from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import (
+    ArgumentValueError,
     PromptkitError,
     ProviderAuthenticationError,
     ProviderError,
@@ -70,17 +72,23 @@ class OpenAIAdapter(WireAdapter):
         api: OpenAIApi = "responses",
         client_kwargs: Mapping[str, Any] | None = None,
         structured_output: StructuredOutputMode = "native",
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
-            raise ValueError(f"OpenAIAdapter: model must be a non-empty string, got {model!r}")
+            raise ArgumentValueError(
+                f"OpenAIAdapter: model must be a non-empty string, got {model!r}"
+            )
         if api not in ("responses", "chat"):
-            raise ValueError(f"OpenAIAdapter: api must be 'responses' or 'chat', got {api!r}")
+            raise ArgumentValueError(
+                f"OpenAIAdapter: api must be 'responses' or 'chat', got {api!r}"
+            )
         if structured_output not in ("native", "prompt"):
-            raise ValueError(
+            raise ArgumentValueError(
                 "OpenAIAdapter: structured_output must be 'native' or 'prompt',"
                 f" got {structured_output!r}"
             )
         self._model = model
+        self.clock = clock
         self._api: OpenAIApi = api
         self._structured_output: StructuredOutputMode = structured_output
         self._clients = ClientPair(

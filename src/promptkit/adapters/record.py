@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from promptkit.durable import write_atomically
+from promptkit.errors import ArgumentValueError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_secrets, redact_value
 
@@ -43,7 +44,7 @@ class ExecutionRecord:
 
     def __post_init__(self) -> None:
         if (self.outcome == "failure") != (self.error is not None):
-            raise ValueError(
+            raise ArgumentValueError(
                 "ExecutionRecord: `error` is given exactly when the outcome is 'failure'"
                 f" (outcome {self.outcome!r}, error {'set' if self.error else 'missing'})"
             )

@@ -101,13 +101,17 @@ class ToolCallRecord:
 
 @dataclass(frozen=True)
 class PromptResponse(Generic[OutputT]):
-    """The outcome of one `evaluate`: final text, parsed output (None without an output type),
-    the tool calls in the order they ran, summed token usage, who answered, why the last reply
-    ended (`finish_reason`) and, when the model declined, its explanation (`refusal`)."""
+    """The outcome of one `evaluate`: final text, parsed output, the tool calls in the order they
+    ran, summed token usage, who answered, why the last reply ended (`finish_reason`) and, when
+    the model declined, its explanation (`refusal`).
+
+    `output` is typed from the prompt: a `Prompt[Review]` answers a `Review` (a reply that does
+    not parse raises `OutputParseError` instead), a prompt without output type answers None.
+    """
 
     prompt_name: str
     text: str
-    output: OutputT | None
+    output: OutputT
     tool_calls: tuple[ToolCallRecord, ...]
     usage: TokenUsage
     model: str

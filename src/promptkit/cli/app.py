@@ -1,7 +1,11 @@
 """Builds the argument parser from the subcommand modules and runs the chosen command.
 
-A failure the user or the machine can fix is one line on stderr with an exit status from
-`promptkit.failures`; anything else is a bug and keeps its traceback.
+Conventions every subcommand follows, so the command line reads the same everywhere:
+- global options (`--log-level`, `--log-format`) go before or after the subcommand;
+- a failure the user or the machine can fix is one line on stderr with an exit status from
+  `promptkit.failures` (2 for a bad option value or input), never a traceback; anything else is
+  a bug and keeps its traceback;
+- every `--help` ends with an example and the exit statuses (`HELP_EXAMPLES` below).
 """
 
 from __future__ import annotations
@@ -9,7 +13,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
 from promptkit import __version__
 from promptkit.errors import PromptkitError
@@ -25,29 +30,100 @@ COMMAND_MODULES: tuple[str, ...] = (
     "promptkit.cli.eval",
 )
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full `promptkit` parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
-        prog="promptkit",
-        description="Typed prompts, workspace digests and prompt overrides.",
-    )
-    parser.add_argument("--version", action="version", version=f"promptkit {__version__}")
+EXIT_STATUSES = """\
+exit status:
+  0    success
+  1    the command ran and found problems (overrides check/list) or a REPL command failed
+  2    bad usage, or an error (one line on stderr says what, where and what to do)
+  65   input is not UTF-8 text
+  66   a needed file, folder or program does not exist
+  73   a path that must be a folder is a file, or a symlink loop
+  74   the disk is full, a file-size limit was hit, or the filesystem is read-only
+  77   permission denied
+  130  interrupted"""
+
+# One example per command, shown at the end of its --help (keyed by the command's words).
+HELP_EXAMPLES: dict[str, str] = {
+    "": "promptkit optimize . --provider static && promptkit render .",
+    "optimize": "promptkit optimize . --provider static --json",
+    "render": 'promptkit render . --prompt app.prompts:review --params \'{"request": "Fix it"}\'',
+    "digest": "promptkit digest status . --json",
+    "digest status": "promptkit digest status . --json",
+    "overrides": "promptkit overrides check --overrides-dir overrides --prompt app.prompts:review",
+    "overrides promote": "promptkit overrides promote app.prompts:review --from candidate"
+    " --min-score 0.8",
+    "eval": "promptkit eval app.prompts:review --dataset evals/review.jsonl --tag latest"
+    " --tag candidate --json",
+    "repl": "printf 'optimize\\nask What is this?\\n' | promptkit repl . --provider static",
+}
+
+
+class PromptkitArgumentParser(argparse.ArgumentParser):
+    """An argparse parser whose usage errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _add_global_options(parser: argparse.ArgumentParser, *, at_top: bool) -> None:
+    # After the subcommand the defaults are SUPPRESS, so an option given there overrides the
+    # one before it and an absent one leaves it alone.
+    def default(value: str) -> str:
+        return value if at_top else argparse.SUPPRESS
+
     parser.add_argument(
         "--log-format",
         choices=("console", "json"),
-        default="console",
+        default=default("console"),
         help="how log records are written to stderr (default: console)",
     )
     parser.add_argument(
         "--log-level",
-        default="warning",
-        help="lowest level of log record shown: debug, info, warning, error (default: warning)",
+        type=str.lower,
+        choices=LOG_LEVELS,
+        default=default("warning"),
+        help="lowest level of log record shown (default: warning)",
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full `promptkit` parser with every subcommand registered."""
+    parser = PromptkitArgumentParser(
+        prog="promptkit",
+        description="Typed prompts, workspace digests and prompt overrides.",
+    )
+    parser.add_argument("--version", action="version", version=f"promptkit {__version__}")
+    _add_global_options(parser, at_top=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
+    for words, command in _commands(parser, ()):
+        if words:
+            _add_global_options(command, at_top=False)
+        example = HELP_EXAMPLES.get(" ".join(words[:2])) or HELP_EXAMPLES.get(
+            words[0] if words else ""
+        )
+        command.epilog = "\n\n".join(
+            part
+            for part in (command.epilog, example and f"example:\n  {example}", EXIT_STATUSES)
+            if part
+        )
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
+
+
+def _commands(
+    parser: argparse.ArgumentParser, words: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """`parser` and every subcommand parser below it, with the words that select each."""
+    yield words, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                if sub.prog.split()[-1] == name:  # aliases share their parser; visit it once
+                    yield from _commands(sub, (*words, name))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

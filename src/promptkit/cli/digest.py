@@ -4,12 +4,13 @@ It resolves exactly as `WorkspaceDigestSection` does at render time (session dig
 prompt's own override, a shared override, the placeholder) without rendering anything. The
 prompt is the one `optimize` and `render` use (`--prompt`, default the built-in workspace
 prompt), bound to the most recently active session stored for the workspace
-(`SessionStore.latest`).
+(`SessionStore.latest`). `--json` prints the same as one JSON object (fields in docs/cli.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     """Add `digest status` to the `promptkit` parser."""
-    from promptkit.cli.options import add_path_argument, add_prompt_arguments
+    from promptkit.cli.options import add_json_argument, add_path_argument, add_prompt_arguments
 
     digest = subparsers.add_parser(
         "digest",
@@ -37,6 +38,7 @@ def register(subparsers: Any) -> None:
     )
     add_path_argument(status)
     add_prompt_arguments(status)
+    add_json_argument(status)
     status.set_defaults(handler=run_status)
     export = commands.add_parser(
         "export",
@@ -72,6 +74,28 @@ def run_status(args: argparse.Namespace) -> int:
     )
     prompt = bound.prompt
     resolution = resolve_workspace_digest(prompt, overrides_store=bound.overrides, tag=args.tag)
+    if args.json:
+        session = bound.stored_session
+        print(
+            json.dumps(
+                {
+                    "workspace": str(bound.workspace),
+                    "prompt": f"{prompt.ns}/{prompt.key}",
+                    "section_key": resolution.section_key,
+                    "origin": resolution.origin,
+                    "session_id": session.session_id
+                    if session is not None and resolution.origin == "session"
+                    else None,
+                    "updated_at": resolution.updated_at.isoformat()
+                    if resolution.updated_at is not None
+                    else None,
+                    "author": resolution.author,
+                    "is_stale": resolution.is_stale,
+                },
+                indent=2,
+            )
+        )
+        return 0
     origin = _origin_text(resolution, bound.stored_session, bound.overrides.root, args.tag)
     lines = [
         f"workspace: {bound.workspace}",

@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from promptkit.errors import ArgumentValueError
+
 if TYPE_CHECKING:
     from promptkit.adapters.base import ProviderAdapter
     from promptkit.evals import EvaluationReport
@@ -181,7 +183,7 @@ def dataset_path(given: str | None, prompt: Prompt[Any]) -> Path:
         candidate = Path(DATASET_FOLDER) / f"{prompt.key}{suffix}"
         if candidate.is_file():
             return candidate
-    raise ValueError(
+    raise ArgumentValueError(
         f"no dataset given and no {DATASET_FOLDER}/{prompt.key}.jsonl (or .yaml) here;"
         " pass --dataset FILE"
     )
@@ -193,12 +195,12 @@ def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
     a FakeProviderServer that serves the reply script for as long as the block runs."""
     if args.provider != "fake":
         if args.script:
-            raise ValueError("--script is for --provider fake")
+            raise ArgumentValueError("--script is for --provider fake")
         from promptkit.adapters.selection import choose_adapter
 
         choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
         if choice.adapter.provider == "static":
-            raise ValueError(
+            raise ArgumentValueError(
                 "evaluation needs a model: set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass"
                 " --base-url of a local server, or try it offline with --provider fake"
                 " --script FILE"
@@ -207,7 +209,7 @@ def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
         yield choice.adapter
         return
     if not args.script:
-        raise ValueError("--provider fake needs --script FILE (see docs/evaluation.md)")
+        raise ArgumentValueError("--provider fake needs --script FILE (see docs/evaluation.md)")
     from promptkit.adapters import OpenAIAdapter
     from promptkit.testing import FakeProviderServer
     from promptkit.testing.script import load_reply_script

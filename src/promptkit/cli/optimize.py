@@ -5,18 +5,25 @@ key is set, else the offline static optimizer). The session is the one most rece
 PATH (or a new one), so SESSION scope persists the digest through `SessionStore` for a later
 `render`; GLOBAL scope writes the overrides files and clears that session's digest. Progress
 goes to stderr, live on a terminal and as plain lines otherwise; the digest and where it was
-stored go to stdout. `--include` and `--exclude` narrow what the digest describes; the overrides
-folder and the state folder are never described when they sit inside PATH.
+stored go to stdout (with `--json`, one JSON object; fields in docs/cli.md). `--include` and
+`--exclude` narrow what the digest describes; the overrides folder and the state folder are
+never described when they sit inside PATH.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from promptkit.cli.options import add_path_argument, add_prompt_arguments, add_provider_arguments
+from promptkit.cli.options import (
+    add_json_argument,
+    add_path_argument,
+    add_prompt_arguments,
+    add_provider_arguments,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -58,6 +65,7 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         help="write manifest.json, workspace.manifest.json and digest.md here",
     )
+    add_json_argument(parser)
     parser.set_defaults(handler=run_optimize)
 
 
@@ -112,21 +120,43 @@ def run_optimize(args: argparse.Namespace) -> int:
     usage = result.response.usage
     progress.done(len(result.response.tool_calls), usage.input_tokens, usage.output_tokens)
     if scope is OptimizationScope.SESSION:
-        where = [
-            f"session {session.session_id} of {workspace}"
-            f" ({bound.sessions.session_dir(workspace, session.session_id)})"
-        ]
+        session_dir = bound.sessions.session_dir(workspace, session.session_id)
+        stored_in = [str(session_dir)]
+        where = [f"session {session.session_id} of {workspace} ({session_dir})"]
     else:
-        where = [
+        shared_file = bound.overrides.shared_file(result.section_key, args.tag)
+        stored_in = [
             str(bound.overrides.prompt_file(prompt.ns, prompt.key, args.tag)),
-            f"{bound.overrides.shared_file(result.section_key, args.tag)} (shared by every"
-            f" prompt with a {result.section_key!r} section)",
+            str(shared_file),
         ]
+        where = [
+            stored_in[0],
+            f"{shared_file} (shared by every prompt with a {result.section_key!r} section)",
+        ]
+    record = Path(args.output_dir) / "manifest.json" if args.output_dir else None
+    if args.json:
+        response = result.response
+        report = {
+            "workspace": str(workspace),
+            "prompt": f"{prompt.ns}/{prompt.key}",
+            "section_key": result.section_key,
+            "scope": str(scope),
+            "digest": result.digest,
+            "session_id": session.session_id if scope is OptimizationScope.SESSION else None,
+            "stored_in": stored_in,
+            "provider": response.provider,
+            "model": response.model,
+            "tool_calls": len(response.tool_calls),
+            "usage": usage.to_json(),
+            "run_record": str(record) if record is not None else None,
+        }
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return 0
     print(result.digest)
     print()
     print(f"stored the {result.section_key!r} digest ({scope} scope) in:")
     for line in where:
         print(f"  {line}")
-    if args.output_dir:
-        print(f"run record: {Path(args.output_dir) / 'manifest.json'}")
+    if record is not None:
+        print(f"run record: {record}")
     return 0

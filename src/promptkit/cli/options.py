@@ -23,6 +23,51 @@ def add_path_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_params_argument(parser: argparse.ArgumentParser) -> None:
+    """`--params JSON|@FILE`: the prompt's params, keyed by params type name."""
+    parser.add_argument(
+        "--params",
+        type=_params_document,
+        metavar="JSON|@FILE",
+        help="the prompt's params as a JSON object keyed by params type name"
+        ' ({"Task": {"request": "..."}}), or one type\'s fields for a prompt with a single'
+        " params type; @FILE reads the JSON from a file",
+    )
+
+
+def _params_document(value: str) -> object:
+    # An argparse type: a bad value becomes the one-line usage error, exit status 2.
+    from promptkit.errors import ArgumentValueError
+    from promptkit.prompt.params import read_params_argument
+
+    try:
+        return read_params_argument(value)
+    except ArgumentValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_json_argument(parser: argparse.ArgumentParser) -> None:
+    """`--json`: print one JSON object on stdout instead of text (documented in docs/cli.md)."""
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object instead of text; its fields are stable (docs/cli.md)",
+    )
+
+
+def add_overrides_folder_argument(parser: argparse.ArgumentParser) -> None:
+    """`--overrides-dir DIR` (into `args.root`, default `overrides`) for the `overrides` commands,
+    with `--root`, its earlier name, still accepted."""
+    parser.add_argument(
+        "--overrides-dir",
+        dest="root",
+        default="overrides",
+        metavar="DIR",
+        help="the overrides folder (default: overrides)",
+    )
+    parser.add_argument("--root", dest="root", help=argparse.SUPPRESS)
+
+
 def add_prompt_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool = True) -> None:
     """`--prompt` (unless `prompt_option` is false), `--tag`, `--overrides-dir`, `--state-dir`."""
     if prompt_option:

@@ -2,13 +2,16 @@
 
 list, show, seed, set, edit, diff, rm and check, and promote (in `promptkit.cli.promote`).
 Prompts are found by `--prompt package.module:attr` or through the `promptkit.prompts` entry
-points; every write goes through the store, so the CLI checks nothing the library does not.
+points; every write goes through the store, so the CLI checks nothing the library does not. The
+store's folder is `--overrides-dir` (default `overrides`), as in every other command; `list`
+and `show` take `--json` (fields in docs/cli.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import os
 import shlex
 import subprocess
@@ -17,9 +20,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from promptkit.cli.options import add_json_argument, add_overrides_folder_argument
 from promptkit.discovery.references import entry_point_prompts, find_prompt
 from promptkit.errors import OverridesError
-from promptkit.overrides.check import check_overrides, entry_states, shared_states
+from promptkit.overrides.check import (
+    OverrideProblem,
+    check_overrides,
+    entry_states,
+    shared_states,
+)
 from promptkit.overrides.defaults import default_body
 from promptkit.overrides.layout import override_files, require_section_path
 from promptkit.overrides.local import LocalPromptOverridesStore
@@ -42,9 +51,7 @@ def register(subparsers: Any) -> None:
 
     def action(name: str, help_text: str, handler: Any, *, prompt: str = "one") -> Any:
         sub = actions.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument(
-            "--root", default="overrides", help="the overrides folder (default: overrides)"
-        )
+        add_overrides_folder_argument(sub)
         if prompt == "one":
             sub.add_argument(
                 "--prompt",
@@ -64,13 +71,15 @@ def register(subparsers: Any) -> None:
         sub.set_defaults(handler=handler)
         return sub
 
-    action(
+    listing = action(
         "list",
         "list override files with section, tool and stale counts; exit 1 when a file is invalid",
         _list,
         prompt="many",
     )
+    add_json_argument(listing)
     show = action("show", "show the entries stored for a prompt and whether each applies", _show)
+    add_json_argument(show)
     show.add_argument("--path", help="only this section path (a/b)")
     action("seed", "write the current default texts as a starting point", _seed)
     set_parser = action("set", "store a section body", _set)
@@ -88,7 +97,7 @@ def register(subparsers: Any) -> None:
         description="Remove a prompt's override file, one section or tool entry of it, or a"
         " shared section file.",
     )
-    remove.add_argument("--root", default="overrides", help="the overrides folder")
+    add_overrides_folder_argument(remove)
     target = remove.add_mutually_exclusive_group(required=True)
     target.add_argument("--prompt", help="package.module:attr, or an entry-point name or ns/key")
     target.add_argument("--shared", metavar="SECTION_KEY", help="remove a shared section file")
@@ -97,12 +106,13 @@ def register(subparsers: Any) -> None:
     entry.add_argument("--path", help="remove only this section's entry")
     entry.add_argument("--tool", help="remove only this tool's entry")
     remove.set_defaults(handler=_remove)
-    action(
+    check = action(
         "check",
         "exit 1 when a file is invalid or an entry is stale, unknown or not accepted",
         _check,
         prompt="many",
     )
+    add_json_argument(check)
     # `promote` runs an evaluation first; its module owns that and is imported only here.
     from promptkit.cli.promote import register_promote
 
@@ -152,6 +162,10 @@ def _list(args: argparse.Namespace) -> int:
                 str(value.location),
             )
         )
+    if args.json:
+        entries = [_list_entry(row) for row in rows[1:]]
+        print(json.dumps({"overrides_dir": str(store.root), "files": entries}, indent=2))
+        return 1 if invalid else 0
     if len(rows) == 1:
         print(f"no override files under {args.root}")
         return 0
@@ -169,11 +183,44 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _list_entry(row: tuple[str, ...]) -> dict[str, object]:
+    """One `overrides list --json` entry from a table row."""
+    kind = {"(invalid)": "invalid", "(shared)": "shared"}.get(row[0], "prompt")
+    if kind == "invalid":
+        return {"kind": kind, "problem": row[6]}
+
+    def count(cell: str) -> int | None:
+        return None if cell == "-" else int(cell)
+
+    return {
+        "kind": kind,
+        "ns": row[0] if kind == "prompt" else None,
+        "name": row[1],
+        "tag": row[2],
+        "sections": count(row[3]),
+        "tools": count(row[4]),
+        "stale": count(row[5]),
+        "file": row[6],
+    }
+
+
 def _show(args: argparse.Namespace) -> int:
     prompt, override, file = _stored_override(args)
-    if override is None:
-        return 0
     only = "/".join(require_section_path(args.path)) if args.path else None
+    if args.json:
+        entries = [] if override is None else _show_entries(prompt, override, only)
+        document = {
+            "file": str(file),
+            "exists": override is not None,
+            "prompt": f"{prompt.ns}/{prompt.key}",
+            "tag": args.tag,
+            "entries": entries,
+        }
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return 0
+    if override is None:
+        _say_no_overrides(prompt, args.tag, file)
+        return 0
     print(f"{file}: prompt {prompt.ns}/{prompt.key}, tag {args.tag}")
     for state in entry_states(prompt, override):
         if only is not None and (state.table, state.name) != ("sections", only):
@@ -266,6 +313,7 @@ def _edit(args: argparse.Namespace) -> int:
 def _diff(args: argparse.Namespace) -> int:
     prompt, override, file = _stored_override(args)
     if override is None:
+        _say_no_overrides(prompt, args.tag, file)
         return 0
     only = require_section_path(args.path) if args.path else None
     for state in entry_states(prompt, override):
@@ -316,23 +364,50 @@ def _remove(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     prompts = _known_prompts(args.prompt)
     problems = check_overrides(args.root, prompts.values())
-    for problem in problems:
-        print(problem)
     store = LocalPromptOverridesStore(args.root)
     files = override_files(Path(args.root))
+    unchecked: list[str] = []
     for file in files:
         try:
             value = store.read_file(file)
         except OverridesError:
             continue
         if isinstance(value, PromptOverride) and (value.ns, value.prompt_key) not in prompts:
+            unchecked.append(str(file))
+            if args.json:
+                continue
             print(
                 f"note: {file}: prompt {value.ns}/{value.prompt_key} was not found; only the"
                 " file's validity was checked (pass --prompt or register an entry point)",
                 file=sys.stderr,
             )
+    if args.json:
+        report = {
+            "overrides_dir": str(args.root),
+            "files": len(files),
+            "problems": [_problem_json(problem) for problem in problems],
+            "prompt_not_found": unchecked,
+        }
+        print(json.dumps(report, indent=2))
+        return 1 if problems else 0
+    for problem in problems:
+        print(problem)
     print(f"overrides check: {len(problems)} problem(s) in {len(files)} file(s) under {args.root}")
     return 1 if problems else 0
+
+
+def _problem_json(problem: OverrideProblem) -> dict[str, object]:
+    """One `overrides check --json` problem: where, what, and the entry's state when known."""
+    entry = problem.entry
+    return {
+        "file": problem.file,
+        "line": problem.line,
+        "message": problem.message,
+        "table": entry.table if entry is not None else None,
+        "name": entry.name if entry is not None else None,
+        "status": entry.status if entry is not None else None,
+        "prompt": entry.prompt if entry is not None else None,
+    }
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -352,15 +427,18 @@ def _known_prompts(references: list[str]) -> dict[tuple[str, str], Prompt[Any]]:
 
 
 def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverride | None, Path]:
-    """The `--prompt` prompt, its override under `--tag` and that file; when there is none,
-    says so on stdout (a prompt without overrides is not an error)."""
+    """The `--prompt` prompt, its override under `--tag` (None when there is none: not an
+    error) and that file."""
     prompt = find_prompt(args.prompt)
     store = LocalPromptOverridesStore(args.root)
     override = store.resolve(prompt.descriptor, args.tag)
     file = store.prompt_file(prompt.ns, prompt.key, args.tag)
-    if override is None:
-        print(f"no overrides for {prompt.ns}/{prompt.key} tag {args.tag} ({file} does not exist)")
     return prompt, override, file
+
+
+def _say_no_overrides(prompt: Prompt[Any], tag: str, file: Path) -> None:
+    # A prompt without overrides is not an error: say so on stdout.
+    print(f"no overrides for {prompt.ns}/{prompt.key} tag {tag} ({file} does not exist)")
 
 
 def _indented(text: str) -> str:
@@ -386,3 +464,30 @@ def _report_removal(removed: bool, what: str) -> int:
         return 0
     print(f"nothing to remove: {what} does not exist")
     return 1
+
+
+def _show_entries(
+    prompt: Prompt[Any], override: PromptOverride, only: str | None
+) -> list[dict[str, object]]:
+    """The `overrides show --json` entries: each stored entry, its status and its text."""
+    entries: list[dict[str, object]] = []
+    for state in entry_states(prompt, override):
+        if only is not None and (state.table, state.name) != ("sections", only):
+            continue
+        entry: dict[str, object] = {
+            "table": state.table,
+            "name": state.name,
+            "status": state.status,
+        }
+        if state.table == "sections":
+            section = override.sections[tuple(state.name.split("/"))]
+            entry["body"] = section.body
+            entry["author"] = section.source.kind
+            entry["model"] = section.source.model
+            entry["updated_at"] = section.updated_at.isoformat()
+        else:
+            tool = override.tools[state.name]
+            entry["description"] = tool.description
+            entry["param_descriptions"] = dict(sorted(tool.param_descriptions.items()))
+        entries.append(entry)
+    return entries

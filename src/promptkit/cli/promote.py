@@ -18,13 +18,12 @@ from typing import Any
 def register_promote(actions: Any) -> None:
     """Add `promote` to the `overrides` actions."""
     from promptkit.cli.eval import add_evaluation_arguments
+    from promptkit.cli.options import add_overrides_folder_argument
 
     help_text = "copy one tag's overrides over another when an evaluation shows no regression"
     parser = actions.add_parser("promote", help=help_text, description=help_text)
     parser.add_argument("prompt", metavar="PROMPT", help="package.module:attr or entry point")
-    parser.add_argument(
-        "--root", default="overrides", help="the overrides folder (default: overrides)"
-    )
+    add_overrides_folder_argument(parser)
     parser.add_argument("--from", dest="from_tag", required=True, help="the candidate tag")
     parser.add_argument("--to", dest="to_tag", default="latest", help="the tag to replace")
     parser.add_argument(

@@ -4,6 +4,7 @@ The prompt binds to the session most recently stored for the workspace (a new, e
 there is none) and renders with the overrides store and tag, so the digest resolves exactly as
 `WorkspaceDigestSection` does: the session's digest, the prompt's own override, a shared
 override, then the placeholder (with its warning). Where the digest came from goes to stderr.
+`--params` gives the prompt's params as JSON, so a prompt with required params renders too.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     """Add `render` to the `promptkit` parser."""
-    from promptkit.cli.options import add_prompt_arguments
+    from promptkit.cli.options import add_params_argument, add_path_argument, add_prompt_arguments
 
     parser = subparsers.add_parser(
         "render",
@@ -23,10 +24,11 @@ def register(subparsers: Any) -> None:
         description="Print a prompt rendered with the session stored for the workspace and the"
         " overrides, showing the workspace digest it would use.",
     )
-    parser.add_argument(
-        "--workspace", default=".", metavar="PATH", help="workspace directory (default: .)"
-    )
+    add_path_argument(parser)
+    # The positional PATH is the one name for the workspace; --workspace still works.
+    parser.add_argument("--workspace", dest="workspace_option", help=argparse.SUPPRESS)
     add_prompt_arguments(parser)
+    add_params_argument(parser)
     parser.set_defaults(handler=run_render)
 
 
@@ -34,15 +36,21 @@ def run_render(args: argparse.Namespace) -> int:
     """Render and print; returns the exit status."""
     from promptkit.digest import WorkspaceDigestSection, resolve_workspace_digest
     from promptkit.discovery.workspace import bind_workspace
+    from promptkit.prompt import params_from_json
 
     bound = bind_workspace(
-        args.workspace,
+        args.workspace_option or args.path,
         prompt=args.prompt,
         state_dir=args.state_dir,
         overrides_dir=args.overrides_dir,
     )
     prompt, store = bound.prompt, bound.overrides
-    rendered = prompt.render(overrides_store=store, tag=args.tag)
+    params = (
+        params_from_json(prompt.params_types, args.params, prompt_name=prompt.display_name)
+        if args.params is not None
+        else ()
+    )
+    rendered = prompt.render(*params, overrides_store=store, tag=args.tag)
     if isinstance(prompt.find_section(WorkspaceDigestSection), WorkspaceDigestSection):
         origin = resolve_workspace_digest(prompt, overrides_store=store, tag=args.tag).origin
         print(f"promptkit render: workspace digest from the {origin}", file=sys.stderr)

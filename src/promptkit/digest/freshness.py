@@ -13,10 +13,10 @@ for a render, so a render may reuse a check of the same digest made less than `m
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.digest.state import WorkspaceDigest
 from promptkit.errors import WorkspaceError
 from promptkit.logging import get_logger
@@ -42,11 +42,13 @@ class DigestFreshness:
     reason: str
 
 
-def check_freshness(digest: WorkspaceDigest, *, max_age_s: float = 0.0) -> DigestFreshness:
+def check_freshness(
+    digest: WorkspaceDigest, *, max_age_s: float = 0.0, clock: Clock = SYSTEM_CLOCK
+) -> DigestFreshness:
     """Compare `digest.provenance` with its workspace as it is now.
 
     With `max_age_s` above 0, a check of the same digest made less than that many seconds ago
-    is returned instead of describing the workspace again.
+    (by `clock`) is returned instead of describing the workspace again.
     """
     key = (
         digest.workspace_root,
@@ -55,11 +57,11 @@ def check_freshness(digest: WorkspaceDigest, *, max_age_s: float = 0.0) -> Diges
         digest.provenance.fingerprint if digest.provenance else None,
     )
     if max_age_s > 0:
-        recent = _recent_checks.get(key, max_age_s)
+        recent = _recent_checks.get(key, max_age_s, clock)
         if recent is not None:
             return recent
     freshness = _compare(digest)
-    _recent_checks.put(key, freshness)
+    _recent_checks.put(key, freshness, clock)
     return freshness
 
 
@@ -110,26 +112,32 @@ _warned = _SeenOnce(_WARNED_LIMIT)
 
 
 class _RecentChecks:
-    """The latest check per digest, with when it was made; bounded, thread-safe."""
+    """The latest check per digest, with when it was made and by which clock; bounded,
+    thread-safe. A check timed by another clock is never reused: the two times do not compare."""
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
-        self._checks: OrderedDict[tuple[str | None, ...], tuple[float, DigestFreshness]] = (
+        self._checks: OrderedDict[tuple[str | None, ...], tuple[Clock, float, DigestFreshness]] = (
             OrderedDict()
         )
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[str | None, ...], max_age_s: float) -> DigestFreshness | None:
+    def get(
+        self, key: tuple[str | None, ...], max_age_s: float, clock: Clock
+    ) -> DigestFreshness | None:
         with self._lock:
             entry = self._checks.get(key)
-            if entry is None or time.monotonic() - entry[0] >= max_age_s:
+            if entry is None:
+                return None
+            checked_by, checked_at, freshness = entry
+            if checked_by is not clock or clock.monotonic() - checked_at >= max_age_s:
                 return None
             self._checks.move_to_end(key)
-            return entry[1]
+            return freshness
 
-    def put(self, key: tuple[str | None, ...], freshness: DigestFreshness) -> None:
+    def put(self, key: tuple[str | None, ...], freshness: DigestFreshness, clock: Clock) -> None:
         with self._lock:
-            self._checks[key] = (time.monotonic(), freshness)
+            self._checks[key] = (clock, clock.monotonic(), freshness)
             self._checks.move_to_end(key)
             if len(self._checks) > self._limit:
                 self._checks.popitem(last=False)

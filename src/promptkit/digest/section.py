@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Self
 
+from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.digest.freshness import DigestFreshness, check_freshness, warn_if_stale
 from promptkit.digest.state import WorkspaceDigest, latest_workspace_digest
-from promptkit.errors import PromptValidationError
+from promptkit.errors import ArgumentTypeError, PromptValidationError
 from promptkit.logging import get_logger
 from promptkit.overrides import SharedSectionStore
 from promptkit.prompt import (
@@ -80,7 +81,7 @@ class WorkspaceDigestSection(Section):
     job is to write the digest (the optimization prompt), where the placeholder is expected.
     `freshness_interval_s` is how long a render reuses the last freshness check of the session
     digest (describing the workspace costs milliseconds, a render microseconds); 0 checks at
-    every render. `resolve_workspace_digest` always checks afresh.
+    every render, timed by `clock`. `resolve_workspace_digest` always checks afresh.
     """
 
     session: Session
@@ -89,13 +90,14 @@ class WorkspaceDigestSection(Section):
     placeholder: str = DEFAULT_PLACEHOLDER
     warn_when_missing: bool = True
     freshness_interval_s: float = 2.0
+    clock: Clock = SYSTEM_CLOCK
     accepts_overrides: bool = field(default=True, init=False)
     seedable: bool = field(default=False, init=False)
     tools: tuple[Tool[Any], ...] = field(default=(), init=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.session, Session):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"WorkspaceDigestSection needs session=<a promptkit Session>,"
                 f" got {type(self.session).__name__}"
             )
@@ -126,6 +128,7 @@ class WorkspaceDigestSection(Section):
             store=context.overrides,
             tag=context.tag,
             freshness_max_age_s=self.freshness_interval_s,
+            clock=self.clock,
         )
         if digest is not None and resolution.freshness is not None:
             warn_if_stale(
@@ -148,7 +151,7 @@ class WorkspaceDigestSection(Section):
     def clone(self, **changes: Any) -> Self:
         """A copy bound to `session=` (required), with any other field changes applied."""
         if not isinstance(changes.get("session"), Session):
-            raise TypeError(
+            raise ArgumentTypeError(
                 "WorkspaceDigestSection.clone requires session=<a promptkit Session>: a digest"
                 " section always reads the digest of one concrete session"
             )
@@ -181,7 +184,7 @@ def resolve_workspace_digest(
     elif isinstance(target, WorkspaceDigestSection):
         section = target
     else:
-        raise TypeError(
+        raise ArgumentTypeError(
             "resolve_workspace_digest expects a WorkspaceDigestSection or a Prompt,"
             f" got {type(target).__name__}"
         )
@@ -222,6 +225,7 @@ def _resolve(
     store: object,
     tag: str,
     freshness_max_age_s: float = 0.0,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> tuple[DigestResolution, WorkspaceDigest | None]:
     key = section.key
     digest = latest_workspace_digest(session, key)
@@ -234,7 +238,7 @@ def _resolve(
             author=digest.source,
             provenance=digest.provenance,
             freshness=(
-                check_freshness(digest, max_age_s=freshness_max_age_s)
+                check_freshness(digest, max_age_s=freshness_max_age_s, clock=clock)
                 if digest.provenance is not None
                 else None
             ),

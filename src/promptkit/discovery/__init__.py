@@ -5,29 +5,10 @@ bound to a session and workspace. `workspace`: the built-in workspace prompt and
 workspace commands' shared options (`PATH`, `--prompt`, `--state-dir`, `--overrides-dir`) name.
 """
 
-from typing import TYPE_CHECKING
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-from promptkit._lazy import lazy_exports
-
-_EXPORTS: dict[str, str] = {
-    "EntryPointPrompts": "promptkit.discovery.references",
-    "PromptFactory": "promptkit.discovery.references",
-    "PromptSource": "promptkit.discovery.references",
-    "bind_prompt": "promptkit.discovery.references",
-    "entry_point_prompts": "promptkit.discovery.references",
-    "find_prompt": "promptkit.discovery.references",
-    "load_prompt_source": "promptkit.discovery.references",
-    "BoundWorkspace": "promptkit.discovery.workspace",
-    "DEFAULT_PROMPT_REFERENCE": "promptkit.discovery.workspace",
-    "WorkspaceOptions": "promptkit.discovery.workspace",
-    "bind_workspace": "promptkit.discovery.workspace",
-    "existing_workspace": "promptkit.discovery.workspace",
-    "workspace_options": "promptkit.discovery.workspace",
-    "workspace_prompt": "promptkit.discovery.workspace",
-}
-
-__all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__: list[str]  # assigned below from the declared imports
 
 if TYPE_CHECKING:
     from promptkit.discovery.references import (
@@ -48,3 +29,7 @@ if TYPE_CHECKING:
         workspace_options as workspace_options,
         workspace_prompt as workspace_prompt,
     )
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(__name__)

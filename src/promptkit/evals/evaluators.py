@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from promptkit.errors import ArgumentTypeError, ArgumentValueError
 from promptkit.evals.dataset import Case
 
 if TYPE_CHECKING:
@@ -32,9 +33,9 @@ class Score:
 
     def __post_init__(self) -> None:
         if isinstance(self.value, bool) or not isinstance(self.value, int | float):
-            raise TypeError(f"Score.value must be a number in [0, 1], got {self.value!r}")
+            raise ArgumentTypeError(f"Score.value must be a number in [0, 1], got {self.value!r}")
         if not (math.isfinite(self.value) and 0.0 <= self.value <= 1.0):
-            raise ValueError(f"Score.value must be in [0, 1], got {self.value!r}")
+            raise ArgumentValueError(f"Score.value must be in [0, 1], got {self.value!r}")
         object.__setattr__(self, "value", float(self.value))
 
     @classmethod
@@ -111,7 +112,7 @@ class Regex:
         try:
             object.__setattr__(self, "compiled", re.compile(self.pattern))
         except re.error as error:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"Regex evaluator: invalid pattern {self.pattern!r}: {error}"
             ) from None
 
@@ -134,7 +135,9 @@ class JsonFieldEquals:
 
     def __post_init__(self) -> None:
         if not self.path:
-            raise ValueError("JsonFieldEquals needs a field path such as 'verdict' or 'a.b'")
+            raise ArgumentValueError(
+                "JsonFieldEquals needs a field path such as 'verdict' or 'a.b'"
+            )
         if not self.name:
             object.__setattr__(self, "name", f"json:{self.path}")
 
@@ -185,7 +188,7 @@ def as_evaluator(candidate: Evaluator | ScoreFunction) -> Evaluator:
         return cast(Evaluator, candidate)
     if callable(candidate):
         return FunctionEvaluator(candidate)
-    raise TypeError(f"not an evaluator or a callable: {candidate!r}")
+    raise ArgumentTypeError(f"not an evaluator or a callable: {candidate!r}")
 
 
 def output_json(response: PromptResponse[Any]) -> Any:

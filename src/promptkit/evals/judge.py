@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from promptkit.errors import ModelOutputError
 from promptkit.evals.dataset import Case
 from promptkit.evals.evaluators import Score
 from promptkit.prompt import MarkdownSection, OverridesLookup, Prompt, TextSection
@@ -105,7 +106,7 @@ class LLMJudge:
         )
         verdict = judged.output
         if verdict is None:  # an output type is declared, so evaluate parsed one or raised
-            raise RuntimeError("the judge prompt returned no verdict")
+            raise ModelOutputError("the judge prompt returned no verdict", response=judged)
         return Score(verdict.score, f"{verdict.verdict}: {verdict.reason}")
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from promptkit.durable import write_atomically
-from promptkit.errors import PromotionRefusedError
+from promptkit.errors import ArgumentValueError, PromotionRefusedError
 from promptkit.evals.report import EvaluationReport, TagComparison
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import Prompt, PromptOverride
@@ -94,7 +94,9 @@ def check_promotion(
     """The comparison of `from_tag` against `to_tag` and the candidate's mean score, when the
     promotion rules hold; PromotionRefusedError saying which rule failed otherwise."""
     if not 0.0 <= min_score <= 1.0 or not 0.0 <= tolerance <= 1.0:
-        raise ValueError(f"min_score and tolerance are in [0, 1], got {min_score}, {tolerance}")
+        raise ArgumentValueError(
+            f"min_score and tolerance are in [0, 1], got {min_score}, {tolerance}"
+        )
     missing = [tag for tag in (from_tag, to_tag) if tag not in report.override_tags]
     if missing:
         raise PromotionRefusedError(

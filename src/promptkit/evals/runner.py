@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from promptkit.errors import ArgumentValueError
 from promptkit.evals.dataset import Case, Dataset
 from promptkit.evals.evaluators import Evaluator, ScoreFunction, as_evaluator
 from promptkit.evals.report import CaseResult, EvaluationReport, EvaluatorResult
@@ -127,7 +128,9 @@ class _Run:
         clock: Callable[[], float],
     ) -> None:
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise ValueError(f"concurrency must be an int of 1 or more, got {concurrency!r}")
+            raise ArgumentValueError(
+                f"concurrency must be an int of 1 or more, got {concurrency!r}"
+            )
         self.prompt = prompt
         self.dataset = dataset
         self.adapter = adapter
@@ -254,9 +257,9 @@ class _Run:
 def _tags(tag: str | Sequence[str]) -> tuple[str, ...]:
     tags = (tag,) if isinstance(tag, str) else tuple(tag)
     if not tags:
-        raise ValueError("run_evaluation needs at least one override tag")
+        raise ArgumentValueError("run_evaluation needs at least one override tag")
     if len(set(tags)) != len(tags):
-        raise ValueError(f"override tags repeat: {', '.join(tags)}")
+        raise ArgumentValueError(f"override tags repeat: {', '.join(tags)}")
     return tags
 
 

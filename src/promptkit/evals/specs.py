@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from promptkit.errors import ArgumentValueError
 from promptkit.evals.evaluators import (
     Contains,
     Evaluator,
@@ -51,13 +52,13 @@ def evaluator_from_spec(spec: str, *, judge_adapter: ProviderAdapter | None = No
         return JsonFieldEquals(argument)
     if kind == "judge" and argument:
         if judge_adapter is None:
-            raise ValueError(f"evaluator {spec!r} needs a model to judge with")
+            raise ArgumentValueError(f"evaluator {spec!r} needs a model to judge with")
         from promptkit.evals.judge import LLMJudge
 
         return LLMJudge(judge_adapter, argument)
     if kind and argument and kind not in ("exact", "regex", "json", "judge"):
         return as_evaluator(_import(kind, argument, spec))
-    raise ValueError(f"unknown evaluator {spec!r}: use {SPEC_HELP}")
+    raise ArgumentValueError(f"unknown evaluator {spec!r}: use {SPEC_HELP}")
 
 
 def _import(module_name: str, attribute: str, spec: str) -> Any:
@@ -67,8 +68,12 @@ def _import(module_name: str, attribute: str, spec: str) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
-        raise ValueError(f"evaluator {spec!r}: cannot import {module_name}: {error}") from None
+        raise ArgumentValueError(
+            f"evaluator {spec!r}: cannot import {module_name}: {error}"
+        ) from None
     try:
         return getattr(module, attribute)
     except AttributeError:
-        raise ValueError(f"evaluator {spec!r}: {module_name} has no {attribute!r}") from None
+        raise ArgumentValueError(
+            f"evaluator {spec!r}: {module_name} has no {attribute!r}"
+        ) from None

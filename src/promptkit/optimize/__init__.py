@@ -6,27 +6,10 @@ uses) and `StaticDigestWriter` builds the digest offline from the files. `choose
 picks one the way the command line does. The guide is docs/optimize.md.
 """
 
-from typing import TYPE_CHECKING
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-from promptkit._lazy import lazy_exports
-
-_EXPORTS: dict[str, str] = {
-    "ModelDigestWriter": "promptkit.optimize.model_writer",
-    "WriterChoice": "promptkit.optimize.selection",
-    "choose_digest_writer": "promptkit.optimize.selection",
-    "StaticDigestWriter": "promptkit.optimize.static_writer",
-    "DigestDraft": "promptkit.optimize.types",
-    "DigestWriter": "promptkit.optimize.types",
-    "OptimizationResponse": "promptkit.optimize.types",
-    "OptimizationResult": "promptkit.optimize.types",
-    "OptimizationScope": "promptkit.optimize.types",
-    "OptimizationTarget": "promptkit.optimize.types",
-    "DEFAULT_OPTIMIZE_TOOL_ROUNDS": "promptkit.optimize.workflow",
-    "optimize_workspace_digest": "promptkit.optimize.workflow",
-}
-
-__all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__: list[str]  # assigned below from the declared imports
 
 if TYPE_CHECKING:
     from promptkit.optimize.model_writer import ModelDigestWriter as ModelDigestWriter
@@ -47,3 +30,7 @@ if TYPE_CHECKING:
         DEFAULT_OPTIMIZE_TOOL_ROUNDS as DEFAULT_OPTIMIZE_TOOL_ROUNDS,
         optimize_workspace_digest as optimize_workspace_digest,
     )
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(__name__)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from promptkit.errors import ArgumentValueError
 from promptkit.optimize.types import DigestDraft, OptimizationTarget, digest_response
 from promptkit.session import Session
 from promptkit.workspace import render_static_digest
@@ -37,7 +38,7 @@ class StaticDigestWriter:
         reader: WorkspaceReader = HOST_READER,
     ) -> None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"StaticDigestWriter: max_tokens must be an int >= 1, got {max_tokens!r}"
             )
         self._max_tokens = max_tokens

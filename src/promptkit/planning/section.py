@@ -7,6 +7,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from promptkit.errors import ArgumentTypeError
 from promptkit.planning.plan import Plan, StepStatus
 from promptkit.planning.strategies import GUIDANCE, PlanningStrategy
 from promptkit.prompt import RenderContext, Section, Tool, ToolContext, ToolResult
@@ -51,7 +52,7 @@ class PlanningToolsSection(Section):
 
     def __post_init__(self) -> None:
         if not isinstance(self.session, Session):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"PlanningToolsSection needs a Session, got {type(self.session).__name__}"
             )
         object.__setattr__(self, "strategy", PlanningStrategy(self.strategy))
@@ -71,7 +72,7 @@ class PlanningToolsSection(Section):
     def clone(self, **changes: Any) -> Self:
         session = changes.get("session")
         if not isinstance(session, Session):
-            raise TypeError("PlanningToolsSection.clone requires session=<a Session>")
+            raise ArgumentTypeError("PlanningToolsSection.clone requires session=<a Session>")
         return super().clone(**changes)
 
     def _build_tools(self) -> tuple[Tool[Any], ...]:

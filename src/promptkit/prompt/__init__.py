@@ -13,8 +13,9 @@ from promptkit.prompt.override_types import (
     SectionPath,
     ToolOverride,
 )
-from promptkit.prompt.prompt import (
-    Prompt,
+from promptkit.prompt.params import params_from_json, read_params_argument
+from promptkit.prompt.prompt import Prompt
+from promptkit.prompt.rendered import (
     PromptDescriptor,
     RenderedPrompt,
     SectionDescriptor,
@@ -46,5 +47,7 @@ __all__ = [
     "content_hash",
     "mask_tool_result",
     "output_schema",
+    "params_from_json",
     "parse_structured_output",
+    "read_params_argument",
 ]

@@ -1,13 +1,18 @@
-"""Params types: which classes may carry a section's params, and what names they expose."""
+"""Params types: which classes may carry a section's params, what names they expose, and how
+params objects are built from JSON (for `promptkit render --params` and the REPL's `ask`)."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable
+import json
+from collections.abc import Hashable, Iterable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from promptkit.errors import ArgumentValueError, PromptRenderError
 
 
 def is_params_type(candidate: object) -> bool:
@@ -54,3 +59,61 @@ def describe_validation_error(error: ValidationError, *, limit: int = 10) -> str
         f"{'.'.join(str(part) for part in item['loc']) or '<root>'}: {item['msg']}"
         for item in error.errors(include_url=False)[:limit]
     )
+
+
+def read_params_argument(value: str) -> object:
+    """The JSON document of a `--params` value: JSON text, or `@FILE` naming a JSON file."""
+    source = ""
+    text = value
+    if value.startswith("@"):
+        source = value[1:]
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            reason = getattr(error, "strerror", None) or type(error).__name__
+            raise ArgumentValueError(
+                f"@{source}: cannot read the file ({reason}); pass JSON text or @FILE"
+            ) from None
+    try:
+        document: object = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ArgumentValueError(
+            f"{source + ': ' if source else ''}not valid JSON (line {error.lineno} column"
+            f" {error.colno}: {error.msg})"
+        ) from None
+    return document
+
+
+def params_from_json(
+    params_types: Iterable[type[Any]], document: object, *, prompt_name: str
+) -> tuple[Any, ...]:
+    """Params objects built from `document`, validated against the prompt's params types.
+
+    `document` is an object keyed by params type name (`{"Task": {"request": "..."}}`); for a
+    prompt with a single params type it may also be that type's fields directly.
+    """
+    by_name = {params_type.__name__: params_type for params_type in params_types}
+    accepted = ", ".join(sorted(by_name)) or "none"
+    if not isinstance(document, dict):
+        raise PromptRenderError(
+            f"prompt {prompt_name}: params must be a JSON object keyed by params type name"
+            f" (accepted: {accepted}), got {type(document).__name__}"
+        )
+    items: dict[str, Any] = document
+    if len(by_name) == 1 and not (document and document.keys() <= by_name.keys()):
+        items = {next(iter(by_name)): document}
+    unknown = sorted(set(items) - set(by_name))
+    if unknown:
+        raise PromptRenderError(
+            f"prompt {prompt_name}: no section takes params named {', '.join(unknown)}"
+            f" (accepted: {accepted})"
+        )
+    values = []
+    for name, fields in items.items():
+        try:
+            values.append(type_adapter(by_name[name]).validate_python(fields))
+        except ValidationError as error:
+            raise PromptRenderError(
+                f"prompt {prompt_name}: params {name}: {describe_validation_error(error)}"
+            ) from None
+    return tuple(values)

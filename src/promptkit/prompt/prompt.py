@@ -9,19 +9,26 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Generic, TypeGuard, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar, cast, overload
 
 from jinja2 import Template
 
 from promptkit.errors import PromptRenderError, PromptValidationError
 from promptkit.logging import get_logger
 from promptkit.names import require_key
+from promptkit.prompt.applied_overrides import applicable_section_overrides, apply_tool_overrides
 from promptkit.prompt.compiler import ShapeEntry, body_name, compile_shape, value_name
 from promptkit.prompt.markdown import MarkdownSection
 from promptkit.prompt.override_types import OverridesLookup, PromptOverride, SectionPath
+from promptkit.prompt.rendered import (
+    PromptDescriptor,
+    RenderedPrompt,
+    SectionDescriptor,
+    ToolDescriptor,
+)
 from promptkit.prompt.section import RenderContext, Section, normalize_body
 from promptkit.prompt.structured import output_schema_text, require_output_type
 from promptkit.prompt.tool import Tool
@@ -32,75 +39,6 @@ _log = get_logger("promptkit.prompt")
 _TRAILING_WHITESPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 _SHAPE_CACHE_LIMIT = 64
 RESPONSE_FORMAT_KEY = "response-format"
-
-
-@dataclass(frozen=True)
-class SectionDescriptor:
-    """A section's path, content hash, and whether it accepts overrides."""
-
-    path: SectionPath
-    content_hash: str
-    accepts_overrides: bool = True
-
-
-@dataclass(frozen=True)
-class ToolDescriptor:
-    """A tool's name and contract hash."""
-
-    name: str
-    contract_hash: str
-
-
-@dataclass(frozen=True)
-class PromptDescriptor:
-    """What an overrides store needs to know about a prompt, without the prompt itself."""
-
-    ns: str
-    key: str
-    sections: tuple[SectionDescriptor, ...]
-    tools: tuple[ToolDescriptor, ...]
-
-    def section(self, path: SectionPath) -> SectionDescriptor | None:
-        """The descriptor of the section at `path`, if the prompt has one."""
-        return self._sections_by_path.get(tuple(path))
-
-    @cached_property
-    def _sections_by_path(self) -> dict[SectionPath, SectionDescriptor]:
-        return {entry.path: entry for entry in self.sections}
-
-    def tool(self, name: str) -> ToolDescriptor | None:
-        """The descriptor of the tool called `name`, if the prompt has one."""
-        return next((entry for entry in self.tools if entry.name == name), None)
-
-
-@dataclass(frozen=True)
-class RenderedPrompt(Generic[OutputT]):
-    """A prompt's markdown text, the tools it offers, and the type its reply must parse into.
-
-    `applied_overrides` lists the sections whose stored override passed the hash guard and was
-    handed to the section. Most sections show it as is; a section with a live source of its own
-    may still prefer that (a `WorkspaceDigestSection` prefers its session's digest): ask such a
-    section where its body came from (`resolve_workspace_digest`).
-    """
-
-    text: str
-    tools: tuple[Tool[Any], ...]
-    output_type: Any
-    descriptor: PromptDescriptor
-    name: str
-    applied_overrides: tuple[SectionPath, ...] = ()
-
-    @property
-    def ns(self) -> str:
-        return self.descriptor.ns
-
-    @property
-    def key(self) -> str:
-        return self.descriptor.key
-
-    def tool(self, name: str) -> Tool[Any] | None:
-        """The tool called `name`, if this render offers it."""
-        return next((tool for tool in self.tools if tool.name == name), None)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -167,6 +105,43 @@ class Prompt(Generic[OutputT]):
     _shapes_lock: threading.Lock = field(init=False, repr=False)
     # Set when every section is an inline template with no `enabled`: the shape never varies.
     _static_shape: tuple[int, ...] | None = field(init=False, repr=False)
+
+    if TYPE_CHECKING:
+        # Type checkers infer `Prompt[Review]` from `output_type=Review` and `Prompt[None]`
+        # from no output type, so no annotation is needed. At run time the dataclass
+        # generates `__init__` as usual (it keeps an `__init__` the class defines, and these
+        # exist only for type checkers).
+        @overload
+        def __init__(
+            self: Prompt[None],
+            *,
+            ns: str,
+            key: str,
+            name: str | None = None,
+            sections: Sequence[Section] = (),
+            output_type: None = None,
+        ) -> None: ...
+
+        @overload
+        def __init__(
+            self: Prompt[OutputT],
+            *,
+            ns: str,
+            key: str,
+            name: str | None = None,
+            sections: Sequence[Section] = (),
+            output_type: type[OutputT],
+        ) -> None: ...
+
+        def __init__(
+            self,
+            *,
+            ns: str,
+            key: str,
+            name: str | None = None,
+            sections: Sequence[Section] = (),
+            output_type: Any = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         if not isinstance(self.ns, str) or not self.ns:
@@ -272,6 +247,11 @@ class Prompt(Generic[OutputT]):
     # -- introspection ------------------------------------------------------------------------
 
     @property
+    def params_types(self) -> frozenset[type[Any]]:
+        """The params types the prompt's sections read; `render` matches params to them."""
+        return self._params_types
+
+    @property
     def display_name(self) -> str:
         """`name` when given, else `ns/key`."""
         return self.name or f"{self.ns}/{self.key}"
@@ -325,7 +305,7 @@ class Prompt(Generic[OutputT]):
         """Render with `params` matched to sections by type, applying fresh overrides."""
         by_type = self._match_params(params)
         override = overrides_store.resolve(self.descriptor, tag) if overrides_store else None
-        section_bodies = self._applicable_section_overrides(override)
+        section_bodies = applicable_section_overrides(self.descriptor, override)
         if self._static_shape is not None and not section_bodies:
             return self._render_static(self._static_shape, by_type, override)
         values: dict[str, Any] = {}
@@ -363,7 +343,7 @@ class Prompt(Generic[OutputT]):
         text = self._render_shape(tuple(shape), values, by_type)
         return RenderedPrompt(
             text=text,
-            tools=self._apply_tool_overrides(tuple(tools), override),
+            tools=apply_tool_overrides(self.descriptor, tuple(tools), override),
             output_type=self.output_type,
             descriptor=self.descriptor,
             name=self.display_name,
@@ -386,7 +366,7 @@ class Prompt(Generic[OutputT]):
                 values[value_key] = getattr(section_params, attribute)
         return RenderedPrompt(
             text=self._render_shape(shape, values, by_type),
-            tools=self._apply_tool_overrides(self._all_tools, override),
+            tools=apply_tool_overrides(self.descriptor, self._all_tools, override),
             output_type=self.output_type,
             descriptor=self.descriptor,
             name=self.display_name,
@@ -431,87 +411,6 @@ class Prompt(Generic[OutputT]):
             f" {params_type.__name__} were passed, the section has no default_params, and"
             f" {params_type.__name__}() needs arguments"
         )
-
-    def _applicable_section_overrides(
-        self, override: PromptOverride | None
-    ) -> Mapping[SectionPath, str]:
-        if override is None or not override.sections:
-            return {}
-        descriptor = self.descriptor
-        bodies: dict[SectionPath, str] = {}
-        for path, entry in override.sections.items():
-            target = descriptor.section(path)
-            if target is None or not target.accepts_overrides:
-                _log.debug(
-                    "override_not_applicable",
-                    ns=self.ns,
-                    prompt_key=self.key,
-                    tag=override.tag,
-                    path="/".join(path),
-                    location=override.location,
-                )
-            elif entry.expected_hash != target.content_hash:
-                _log.warning(
-                    "override_stale",
-                    ns=self.ns,
-                    prompt_key=self.key,
-                    tag=override.tag,
-                    path="/".join(path),
-                    location=override.location,
-                    override_hash=entry.expected_hash,
-                    code_hash=target.content_hash,
-                )
-            else:
-                bodies[target.path] = entry.body
-        return bodies
-
-    def _apply_tool_overrides(
-        self, tools: tuple[Tool[Any], ...], override: PromptOverride | None
-    ) -> tuple[Tool[Any], ...]:
-        if override is None or not override.tools:
-            return tools
-        result: list[Tool[Any]] = []
-        for tool in tools:
-            entry = override.tools.get(tool.name)
-            if entry is None:
-                result.append(tool)
-            elif entry.expected_contract_hash != tool.contract_hash:
-                _log.warning(
-                    "tool_override_stale",
-                    ns=self.ns,
-                    prompt_key=self.key,
-                    tag=override.tag,
-                    tool=tool.name,
-                    location=override.location,
-                    override_hash=entry.expected_contract_hash,
-                    code_hash=tool.contract_hash,
-                )
-                result.append(tool)
-            else:
-                known = tool.parameters_schema.get("properties", {})
-                unknown = sorted(set(entry.param_descriptions) - set(known))
-                if unknown:
-                    # Hand-edited files can name parameters the tool lacks; the rest still apply.
-                    _log.warning(
-                        "tool_override_unknown_parameters",
-                        ns=self.ns,
-                        prompt_key=self.key,
-                        tag=override.tag,
-                        tool=tool.name,
-                        location=override.location,
-                        parameters=unknown,
-                    )
-                result.append(
-                    tool.with_overrides(
-                        description=entry.description,
-                        param_descriptions={
-                            name: text
-                            for name, text in entry.param_descriptions.items()
-                            if name in known
-                        },
-                    )
-                )
-        return tuple(result)
 
     def _render_shape(
         self, shape: tuple[int, ...], values: dict[str, Any], by_type: Mapping[type[Any], Any]

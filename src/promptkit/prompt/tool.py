@@ -18,7 +18,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
 
-from promptkit.errors import PromptValidationError, ToolValidationError
+from promptkit.clock import SYSTEM_CLOCK, Clock
+from promptkit.errors import ArgumentTypeError, PromptValidationError, ToolValidationError
 from promptkit.prompt.hashing import canonical_json, content_hash
 from promptkit.prompt.params import describe_validation_error, is_params_type, type_adapter
 from promptkit.secrets import mask_secrets, redact_value
@@ -39,12 +40,23 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class ToolContext:
-    """Facts about the call a handler may use; `deadline` is a `time.monotonic()` value."""
+    """Facts about the call a handler may use.
+
+    `deadline` is a `clock.monotonic()` value (None without a deadline); `remaining_s()` is the
+    time left, read from the same clock, so a handler never mixes two clocks.
+    """
 
     prompt_ns: str
     prompt_key: str
     call_id: str
     deadline: float | None = None
+    clock: Clock = SYSTEM_CLOCK
+
+    def remaining_s(self) -> float | None:
+        """Seconds left before the deadline (0.0 once passed), or None without a deadline."""
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - self.clock.monotonic())
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -123,7 +135,7 @@ class Tool(Generic[ParamsT]):
         """Call the handler (which must return a ToolResult) and mask credentials in its result."""
         result = self.handler(params, context)
         if not isinstance(result, ToolResult):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"tool {self.name!r}: handler returned {type(result).__name__}, expected ToolResult"
             )
         return mask_tool_result(result) if self.masks_credentials else result

@@ -5,22 +5,16 @@ runs and what applications subclass, as the code-review example does; `ReplSetup
 works on. `promptkit.repl.report` words what it shows; the guide is docs/repl.md.
 """
 
-from typing import TYPE_CHECKING
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-from promptkit._lazy import lazy_exports
-
-_EXPORTS: dict[str, str] = {
-    "ReplSetup": "promptkit.repl.loop",
-    "WorkspaceRepl": "promptkit.repl.loop",
-    "Progress": "promptkit.repl.progress",
-    "history_lines": "promptkit.repl.report",
-    "usage_line": "promptkit.repl.report",
-}
-
-__all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__: list[str]  # assigned below from the declared imports
 
 if TYPE_CHECKING:
     from promptkit.repl.loop import ReplSetup as ReplSetup, WorkspaceRepl as WorkspaceRepl
     from promptkit.repl.progress import Progress as Progress
     from promptkit.repl.report import history_lines as history_lines, usage_line as usage_line
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(__name__)

@@ -1,7 +1,8 @@
 """The workspace REPL: one prompt with a workspace digest, and the commands around it.
 
 `WorkspaceRepl` is a stdlib `cmd.Cmd` over a prompt that has a `WorkspaceDigestSection`:
-`optimize [session|global]` writes and stores the digest, `ask <message>` evaluates the prompt,
+`optimize [session|global]` writes and stores the digest, `ask [--params JSON|@FILE] <message>`
+evaluates the prompt (with its params, as `promptkit render --params` takes them),
 `digest` says which digest a render would use and how current it is, `overrides` lists the
 stored overrides for the prompt, `history` lists the executed prompts and tool calls of the
 session with token usage. `promptkit repl` runs it for any such prompt; the code-review example
@@ -22,6 +23,7 @@ from __future__ import annotations
 import cmd
 import inspect
 import json
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +38,13 @@ from promptkit.failures import describe_failure
 from promptkit.optimize import OptimizationScope, WriterChoice, optimize_workspace_digest
 from promptkit.overrides import LocalPromptOverridesStore, SharedSectionOverride
 from promptkit.overrides.check import EntryState, entry_states, shared_states
-from promptkit.prompt import Prompt, PromptOverride, SectionOverride
+from promptkit.prompt import (
+    Prompt,
+    PromptOverride,
+    SectionOverride,
+    params_from_json,
+    read_params_argument,
+)
 from promptkit.repl.progress import Progress
 from promptkit.repl.report import (
     author_text,
@@ -327,12 +335,28 @@ class WorkspaceRepl(cmd.Cmd):
     # -- evaluating -------------------------------------------------------------------------
 
     def do_ask(self, arg: str) -> None:
-        """ask MESSAGE: evaluate the prompt with MESSAGE as the user's turn; print the answer."""
+        """ask [--params JSON|@FILE] MESSAGE: evaluate the prompt (with those params) with
+        MESSAGE as the user's turn; print the answer."""
         message = arg.strip()
+        params: tuple[Any, ...] = ()
+        if message.startswith("--params"):
+            try:
+                words = shlex.split(message)
+            except ValueError as error:  # an unclosed quote
+                self.fail(f"ask: cannot split the line into words ({error}); close the quote")
+                return
+            if len(words) < 2:
+                self.fail("ask --params needs JSON or @FILE, for example: ask --params @req.json")
+                return
+            document = read_params_argument(words[1])
+            params = params_from_json(
+                self._prompt.params_types, document, prompt_name=self._prompt.display_name
+            )
+            message = " ".join(words[2:])
         if not message:
             self.fail("ask needs a message, for example: ask where are the tests?")
             return
-        response = self.evaluate(command="ask", user_message=message)
+        response = self.evaluate(*params, command="ask", user_message=message)
         self.say(self.format_response(response))
 
     def evaluate(

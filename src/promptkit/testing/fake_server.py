@@ -27,6 +27,7 @@ from types import MappingProxyType, TracebackType
 from typing import Any, Self, get_args
 from urllib.parse import urlsplit
 
+from promptkit.errors import ArgumentTypeError, ArgumentValueError, InvalidStateError
 from promptkit.logging import get_logger
 from promptkit.testing.replies import Reply
 from promptkit.testing.rules import request_problems
@@ -131,7 +132,7 @@ class FakeProviderServer:
     def start(self) -> Self:
         """Bind an ephemeral port on 127.0.0.1 and start serving in a background thread."""
         if self._httpd is not None or self._stopping.is_set():
-            raise RuntimeError(
+            raise InvalidStateError(
                 "FakeProviderServer.start(): this server was already started; "
                 "create a new FakeProviderServer for each test"
             )
@@ -187,7 +188,7 @@ class FakeProviderServer:
         """`http://127.0.0.1:<port>`; the server must be running."""
         httpd = self._httpd
         if httpd is None or self._stopping.is_set():
-            raise RuntimeError(
+            raise InvalidStateError(
                 "FakeProviderServer is not running: use `with FakeProviderServer() as server:` "
                 "or call start() before reading its URL"
             )
@@ -214,13 +215,13 @@ class FakeProviderServer:
         next reply.
         """
         if endpoint is not None and endpoint not in _ENDPOINTS:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"FakeProviderServer.enqueue: unknown endpoint {endpoint!r}; "
                 f"expected one of {', '.join(_ENDPOINTS)} or None for the shared queue"
             )
         for reply in replies:
             if not isinstance(reply, Reply):
-                raise TypeError(
+                raise ArgumentTypeError(
                     f"FakeProviderServer.enqueue takes Reply values (Reply.text(...), "
                     f"Reply.error(...), ...), got {type(reply).__name__}"
                 )

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from promptkit.errors import ArgumentValueError
+
 ReplyKind = Literal["message", "error", "raw"]
 
 Finish = Literal["complete", "max_tokens", "context_window", "content_filter", "refusal"]
@@ -48,7 +50,7 @@ class Usage:
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"Usage.{name} must be a non-negative int, got {value!r}")
+                raise ArgumentValueError(f"Usage.{name} must be a non-negative int, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -69,14 +71,14 @@ class ToolCall:
 
     def __post_init__(self) -> None:
         if not self.name:
-            raise ValueError("ToolCall.name must be a non-empty tool name")
+            raise ArgumentValueError("ToolCall.name must be a non-empty tool name")
         if isinstance(self.arguments, str):
             text = self.arguments
         else:
             try:
                 text = json.dumps(dict(self.arguments))
             except (TypeError, ValueError) as exc:
-                raise ValueError(
+                raise ArgumentValueError(
                     f"ToolCall {self.name!r}: arguments are not JSON-serialisable ({exc}); "
                     "pass plain dicts, lists, strings, numbers, booleans and None, "
                     "or a raw JSON string"
@@ -119,18 +121,18 @@ class Reply:
     def __post_init__(self) -> None:
         if self.kind == "raw":
             if not 200 <= self.status <= 599:
-                raise ValueError(f"Reply.raw status must be 200-599, got {self.status}")
+                raise ArgumentValueError(f"Reply.raw status must be 200-599, got {self.status}")
         elif self.kind == "message":
             if self.status != 200:
-                raise ValueError(f"a message reply answers status 200, got {self.status}")
+                raise ArgumentValueError(f"a message reply answers status 200, got {self.status}")
             if self.content is None and not self.calls:
-                raise ValueError("a message reply needs text, tool calls or both")
+                raise ArgumentValueError("a message reply needs text, tool calls or both")
         elif not 400 <= self.status <= 599:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"Reply.error status must be an HTTP error status (400-599), got {self.status}"
             )
         if not (math.isfinite(self.delay_seconds) and self.delay_seconds >= 0):
-            raise ValueError(
+            raise ArgumentValueError(
                 f"Reply delay must be a finite number of seconds >= 0, got {self.delay_seconds!r}"
             )
 
@@ -145,7 +147,7 @@ class Reply:
         try:
             text = json.dumps(value)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"Reply.json: value is not JSON-serialisable ({exc})") from exc
+            raise ArgumentValueError(f"Reply.json: value is not JSON-serialisable ({exc})") from exc
         return cls(kind="message", content=text, usage=usage or _DEFAULT_USAGE)
 
     @classmethod
@@ -154,7 +156,7 @@ class Reply:
     ) -> Reply:
         """An assistant turn that calls tools, optionally with text before the calls."""
         if not calls:
-            raise ValueError("Reply.tool_calls needs at least one ToolCall")
+            raise ArgumentValueError("Reply.tool_calls needs at least one ToolCall")
         return cls(kind="message", content=text, calls=calls, usage=usage or _DEFAULT_USAGE)
 
     @classmethod
@@ -177,7 +179,7 @@ class Reply:
         extra = dict(headers or {})
         if retry_after is not None:
             if not (math.isfinite(retry_after) and retry_after > 0):
-                raise ValueError(
+                raise ArgumentValueError(
                     f"Reply.error retry_after must be > 0 seconds (the SDKs ignore 0 and fall "
                     f"back to their backoff), got {retry_after!r}"
                 )
@@ -207,7 +209,9 @@ class Reply:
         truncated reply is the one cut off.
         """
         if reply.kind != "message":
-            raise ValueError("Reply.truncated takes a message reply (text, JSON or tool calls)")
+            raise ArgumentValueError(
+                "Reply.truncated takes a message reply (text, JSON or tool calls)"
+            )
         return replace(reply, finish=by)
 
     @classmethod

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from promptkit.errors import PromptkitError
+from promptkit.errors import ArgumentTypeError, PromptkitError
 from promptkit.testing.fake_server import RecordedRequest
 from promptkit.testing.replies import Reply, Usage
 
@@ -138,12 +138,12 @@ def _rule(raw: object, where: str, delay: float) -> ScriptRule:
 def _reply(kind: str, value: Any, usage: Usage | None) -> Reply:
     if kind == "text":
         if not isinstance(value, str):
-            raise TypeError("`text` must be a string")
+            raise ArgumentTypeError("`text` must be a string")
         return Reply.text(value, usage=usage)
     if kind == "json":
         return Reply.json(value, usage=usage)
     if not isinstance(value, Mapping) or not isinstance(value.get("status"), int):
-        raise TypeError("`error` must be a mapping with an int `status` and a `message`")
+        raise ArgumentTypeError("`error` must be a mapping with an int `status` and a `message`")
     return Reply.error(value["status"], str(value.get("message", "scripted error")))
 
 

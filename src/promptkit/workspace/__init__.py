@@ -9,47 +9,11 @@
   explore the workspace: an overlay over the host read on demand (or a read-only container).
 """
 
-from typing import TYPE_CHECKING
-
-from promptkit._lazy import lazy_exports
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
 # The prompt sections (VFS, Podman) import the prompt core; scanning a workspace needs none of it.
-_EXPORTS: dict[str, str] = {
-    "DEFAULT_MAX_FILE_BYTES": "promptkit.workspace.files",
-    "FileSelection": "promptkit.workspace.files",
-    "SkipReason": "promptkit.workspace.files",
-    "WorkspaceFile": "promptkit.workspace.files",
-    "select_files": "promptkit.workspace.files",
-    "is_credential_file_name": "promptkit.workspace.exclusions",
-    "PathGlob": "promptkit.workspace.globs",
-    "HOST_READER": "promptkit.workspace.reading",
-    "WorkspaceReader": "promptkit.workspace.reading",
-    "read_workspace_bytes": "promptkit.workspace.reading",
-    "MANIFEST_FILE_NAME": "promptkit.workspace.manifest",
-    "WorkspaceManifest": "promptkit.workspace.manifest",
-    "WorkspaceStrategy": "promptkit.workspace.manifest",
-    "describe_workspace": "promptkit.workspace.manifest",
-    "workspace_fingerprint": "promptkit.workspace.manifest",
-    "PodmanWorkspaceSection": "promptkit.workspace.podman",
-    "DirectoryCount": "promptkit.workspace.scan",
-    "LanguageCount": "promptkit.workspace.scan",
-    "WatchOut": "promptkit.workspace.guidance",
-    "FolderNote": "promptkit.workspace.folders",
-    "ScanRoot": "promptkit.workspace.scan",
-    "WorkspaceFacts": "promptkit.workspace.scan",
-    "scan_workspace": "promptkit.workspace.scan",
-    "estimate_tokens": "promptkit.workspace.static_digest",
-    "render_static_digest": "promptkit.workspace.static_digest",
-    "CommandPurpose": "promptkit.workspace.tooling",
-    "ToolCommand": "promptkit.workspace.tooling",
-    "Workflow": "promptkit.workspace.tooling",
-    "HostMount": "promptkit.workspace.vfs",
-    "VfsWorkspaceSection": "promptkit.workspace.vfs",
-    "WorkspaceSection": "promptkit.workspace.vfs",
-}
-
-__all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__: list[str]  # assigned below from the declared imports
 
 if TYPE_CHECKING:
     from promptkit.workspace.exclusions import (
@@ -101,3 +65,7 @@ if TYPE_CHECKING:
         VfsWorkspaceSection as VfsWorkspaceSection,
         WorkspaceSection as WorkspaceSection,
     )
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(__name__)

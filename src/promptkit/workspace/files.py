@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from promptkit.errors import WorkspaceError
+from promptkit.errors import ArgumentValueError, WorkspaceError
 from promptkit.logging import get_logger
 from promptkit.workspace._git import run_git, run_git_together
 from promptkit.workspace.exclusions import (
@@ -146,7 +146,7 @@ def select_files(
     also leaves out everything under a directory it matches).
     """
     if max_file_bytes < 0:
-        raise ValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
+        raise ArgumentValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
     resolved = resolve_workspace_root(root)
     path_filter = PathFilter.of(include, exclude)
     listing = _git_listing(resolved)

@@ -224,8 +224,9 @@ class PodmanWorkspaceSection(WorkspaceSection):
 
     def _shell_execute(self, params: _ShellParams, context: ToolContext) -> ToolResult:
         timeout = min(params.timeout, MAX_SHELL_TIMEOUT)
-        if context.deadline is not None:
-            timeout = min(timeout, context.deadline - time.monotonic())
+        remaining = context.remaining_s()
+        if remaining is not None:
+            timeout = min(timeout, remaining)
         if timeout <= 0:
             return ToolResult(
                 message="shell_execute: no time left before the deadline", success=False

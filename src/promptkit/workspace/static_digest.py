@@ -25,6 +25,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from promptkit.errors import ArgumentValueError
 from promptkit.secrets import find_secrets, shannon_entropy
 from promptkit.workspace.guidance import as_command
 from promptkit.workspace.scan import WorkspaceFacts
@@ -104,7 +105,7 @@ def render_static_digest(facts: WorkspaceFacts, *, max_tokens: int = 2000) -> st
     negative budget.
     """
     if max_tokens < 0:
-        raise ValueError(f"max_tokens must be zero or more, got {max_tokens}")
+        raise ArgumentValueError(f"max_tokens must be zero or more, got {max_tokens}")
     commands, shown = _commands(facts)
     lines = [
         line

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from promptkit.errors import PromptValidationError, WorkspaceError
+from promptkit.errors import ArgumentTypeError, PromptValidationError, WorkspaceError
 from promptkit.prompt import RenderContext, Section, Tool
 from promptkit.session import Session
 from promptkit.workspace.overlay import (
@@ -76,7 +76,7 @@ class WorkspaceSection(Section):
 
     def __post_init__(self) -> None:
         if not isinstance(self.session, Session):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{type(self).__name__} needs session=<a promptkit Session>,"
                 f" got {type(self.session).__name__}"
             )
@@ -151,7 +151,7 @@ class WorkspaceSection(Section):
     def clone(self, **changes: Any) -> Self:
         """A copy bound to `session=` (required), with any other field changes applied."""
         if not isinstance(changes.get("session"), Session):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{type(self).__name__}.clone requires session=<a promptkit Session>: the"
                 " workspace overlay lives in one concrete session"
             )

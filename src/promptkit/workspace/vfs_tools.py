@@ -262,8 +262,9 @@ class VirtualFilesystem:
             return _failure(f"no file under {base} to search: check path and glob")
         limit = min(params.max_matches, MAX_GREP_MATCHES)
         timeout = self.grep_timeout
-        if context.deadline is not None:
-            timeout = min(timeout, max(0.0, context.deadline - time.monotonic()))
+        remaining = context.remaining_s()
+        if remaining is not None:
+            timeout = min(timeout, remaining)
         left_out: list[str] = []
         outcome = search_lines(
             params.pattern,
