@@ -111,7 +111,7 @@ def command_key(command: str) -> tuple[str, ...] | None:
     words = words_of(command)
     if len(words) < 2 or words[0] not in _RUNNERS or not _CHECK_WORDS.search(" ".join(words)):
         return None
-    if any(word.startswith("<") for word in words[:3]):  # a placeholder, not a command
+    if any("<" in word for word in words[:3]):  # a placeholder, not a command
         return None
     size = 3 if words[1] in ("run", "exec", "x") and len(words) >= 3 else 2
     return tuple(words[:size])

@@ -402,3 +402,46 @@ def test_configuration_parsers_never_raise_on_arbitrary_text(text: str) -> None:
         parse_config_file(collector, name)
     parse_workflow(".github/workflows/x.yml", text)
     parse_workflow("Jenkinsfile", text)
+
+
+def test_scan_lists_scripts_folder_entry_points_under_one_source(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, "scripts/test.sh", "#!/bin/sh\npytest\n")
+    write(tmp_path, "scripts/release.py", "print('release')\n")
+    write(tmp_path, "script/bootstrap", "#!/bin/sh\n")
+    write(tmp_path, "scripts/data.csv", "a,b\n")
+    facts = scan_workspace(tmp_path)
+    assert {(c.purpose, c.command, c.source) for c in facts.commands} == {
+        ("test", "./scripts/test.sh", "scripts/"),
+        ("other", "python scripts/release.py", "scripts/"),
+        ("other", "./script/bootstrap", "script/"),
+    }
+
+
+def test_scan_reads_lefthook_hooks_with_their_first_command(tmp_path: Path, write: Writer) -> None:
+    write(tmp_path, "lefthook.yml", "pre-commit:\n  commands:\n    lint:\n      run: ruff check\n")
+    (command,) = scan_workspace(tmp_path).commands
+    assert (command.command, command.detail) == ("lefthook run pre-commit", "ruff check")
+
+
+def test_pre_commit_hooks_run_through_prek_where_ci_uses_prek(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, ".pre-commit-config.yaml", "repos: []\n")
+    write(
+        tmp_path, ".github/workflows/ci.yml", "jobs:\n  a:\n    steps:\n      - run: prek run -a\n"
+    )
+    commands = [c.command for c in scan_workspace(tmp_path).commands]
+    assert "prek run --all-files" in commands
+    assert not [c for c in commands if c.startswith("pre-commit")]
+
+
+def test_npm_workspaces_packages_scripts_are_read(tmp_path: Path, write: Writer) -> None:
+    write(tmp_path, "package.json", '{"name": "root", "workspaces": ["libs/*/*"]}')
+    write(tmp_path, "package-lock.json", "{}")
+    write(tmp_path, "libs/ui/button/package.json", '{"scripts": {"test": "jest"}}')
+    facts = scan_workspace(tmp_path)
+    assert ("cd libs/ui/button && npm test", "jest") in {
+        (c.command, c.detail) for c in facts.commands
+    }

@@ -82,7 +82,9 @@ class WorkspaceFacts:
     `skipped` counts files left out of the selection by reason (binary, too_large, credential...).
     `commands` are ranked, most canonical first (see `promptkit.workspace.tooling.ranking`).
     `folders` say what the notable folders are for; `guidance_files` are the agent and
-    contributor files that were read (each once).
+    contributor files that were read (each once); `entry_points` are where code starts (a Go
+    command's main.go, a package's index.ts or __init__.py, a crate's lib.rs); `root_files`
+    are the names of the files at the top level.
     """
 
     manifest: WorkspaceManifest
@@ -99,6 +101,8 @@ class WorkspaceFacts:
     watch_outs: tuple[WatchOut, ...]
     folders: tuple[FolderNote, ...] = ()
     guidance_files: tuple[str, ...] = ()
+    entry_points: tuple[str, ...] = ()
+    root_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +241,8 @@ def scan_roots(
         watch_outs=guidance.watch_outs,
         folders=describe_folders(paths, read, _is_code),
         guidance_files=guidance.files,
+        entry_points=_entry_points(paths),
+        root_files=tuple(p for p in paths if "/" not in p),
     )
 
 
@@ -432,7 +438,7 @@ _NOTABLE_AT_ROOT = re.compile(
     r"pyproject\.toml|setup\.py|setup\.cfg|package\.json|pnpm-workspace\.yaml|turbo\.json|"
     r"nx\.json|Cargo\.toml|go\.mod|go\.work|Makefile|justfile|Taskfile\.ya?ml|tox\.ini|"
     r"noxfile\.py|\.pre-commit-config\.yaml|lefthook\.ya?ml|\.golangci\.ya?ml|"
-    r"rustfmt\.toml|clippy\.toml|rust-toolchain(?:\.toml)?|tsconfig\.json|biome\.jsonc?|"
+    r"\.?rustfmt\.toml|clippy\.toml|rust-toolchain(?:\.toml)?|tsconfig\.json|biome\.jsonc?|"
     r"Dockerfile|docker-compose\.ya?ml|compose\.ya?ml|mkdocs\.ya?ml|"
     r"(?:eslint|vitest|vite|jest|playwright|prettier)\.config\.[cm]?[jt]s|\.prettierrc(?:\.\w+)?|"
     r"\.oxlintrc\.json|\.oxfmtrc\.jsonc?|uv\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.work",
@@ -442,12 +448,33 @@ _NOTABLE_ELSEWHERE = re.compile(
     r"(?:\.github|docs)/(?:CONTRIBUTING(?:\.md|\.rst)?|CODEOWNERS|copilot-instructions\.md|"
     r"ARCHITECTURE\.md|architecture\.md|DEVELOPMENT\.md|development\.md)|"
     r"docs/(?:architecture|design|adr|decisions)/[^/]+\.md|\.cargo/config\.toml|"
+    r"(?:tests?|src)/conftest\.py|"
     r"\.config/nextest\.toml|\.cursor/rules/[^/]+|(?-i:.*/(?:AGENTS|CLAUDE|GEMINI)\.md)",
     re.IGNORECASE,
 )
 
 
+_ENTRY_POINT = re.compile(
+    r"(?:cmd/[^/]+/)?main\.go|(?:(?:packages|apps|libs)/[^/]+/)?src/index\.[cm]?tsx?|"
+    r"(?:(?:crates|packages)/[^/]+/)?src/(?:lib|main)\.rs|(?:src/)?[A-Za-z_]\w*/__init__\.py|"
+    r"(?:src/)?[A-Za-z_]\w*/__main__\.py"
+)
+_MAX_ENTRY_POINTS = 24
+_NOT_CODE_HOMES = frozenset({"tests", "test", "docs", "examples", "scripts", "benchmarks"})
+
+
+def _entry_points(paths: list[str]) -> tuple[str, ...]:
+    """Where the code starts, shallowest first (bounded: a monorepo has hundreds)."""
+    found = [
+        path
+        for path in paths
+        if _ENTRY_POINT.fullmatch(path) is not None and path.split("/", 1)[0] not in _NOT_CODE_HOMES
+    ]
+    return tuple(sorted(found, key=lambda path: (path.count("/"), path))[:_MAX_ENTRY_POINTS])
+
+
 def _is_notable(relative: str) -> bool:
     if "/" not in relative:
-        return _NOTABLE_AT_ROOT.fullmatch(relative) is not None
+        is_root_doc = relative.endswith(".md") and not relative.startswith(("LICENSE", "."))
+        return is_root_doc or _NOTABLE_AT_ROOT.fullmatch(relative) is not None
     return _NOTABLE_ELSEWHERE.fullmatch(relative) is not None

@@ -38,8 +38,8 @@ CHARS_PER_TOKEN = 4
 _SECTIONS = ("Commands", "Layout", "Tooling", "Workflows", "Watch-outs")
 # The share of the budget each part keeps before the rest is shared out by priority.
 _SHARES: Mapping[str, float] = {
-    "Commands": 0.40,
-    "Layout": 0.28,
+    "Commands": 0.45,
+    "Layout": 0.25,
     "Tooling": 0.07,
     "Workflows": 0.10,
     "Watch-outs": 0.12,
@@ -66,14 +66,16 @@ _SKIP_LABELS = {
 }
 _MAX_CODE_LANGUAGES = 8
 _MAX_OTHER_TYPES = 6
-_MAX_NOTABLE = 16
+_MAX_NOTABLE = 20
+_MAX_ENTRY_POINTS = 12
+_MAX_ROOT_FILES = 24
 _MAX_CANONICAL_PER_PURPOSE = 3
 _MAX_CANONICAL = 12
 _MAX_RECIPE = 60
 _MAX_CATALOGUE = 8
 _MAX_CATALOGUE_LINES = 3
 _MAX_PACKAGE_DIRECTORIES = 3
-_MAX_PACKAGE_COMMANDS = 8
+_MAX_PACKAGE_COMMANDS = 6
 _MAX_WORKFLOWS = 8
 _MAX_WORKFLOW_COMMANDS = 4
 _MAX_WATCH_OUTS = 12
@@ -229,11 +231,11 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[_Line], set[str]]:
         listed = ", ".join(_code(d + "/") for d in sorted(directories)[:_MAX_PACKAGE_DIRECTORIES])
         more = len(directories) - _MAX_PACKAGE_DIRECTORIES
         where = f"{listed} and {more} more" if more > 0 else listed
-        lines.append(_Line("Commands", 52 - rank, f"- {_code(spelling)} in {where}"))
+        lines.append(_Line("Commands", 44 - rank, f"- {_code(spelling)} in {where}"))
     if len(packaged) > _MAX_PACKAGE_COMMANDS:
         rest_count = len(packaged) - _MAX_PACKAGE_COMMANDS
         text = f"- and {rest_count} more package scripts"
-        lines.append(_Line("Commands", 52 - _MAX_PACKAGE_COMMANDS, text))
+        lines.append(_Line("Commands", 44 - _MAX_PACKAGE_COMMANDS, text))
     by_source: dict[str, list[ToolCommand]] = {}
     for command in rest:
         by_source.setdefault(command.source, []).append(command)
@@ -246,7 +248,9 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[_Line], set[str]]:
             more = len(commands) - start - len(chunk)
             tail = f" and {more} more" if more > 0 else ""
             label = f"Also in {_code(source)}" if start == 0 else f"More in {_code(source)}"
-            priority = 46 - min(rank, 30) - 12 * (start // _MAX_CATALOGUE)
+            # The root's own files first: a package's catalogue matters less than the root's.
+            base = 52 if "/" not in source.rstrip("/") else 40
+            priority = base - min(rank, 30) * 0.5 - 12 * (start // _MAX_CATALOGUE)
             lines.append(_Line("Commands", priority, f"- {label}: {names}{tail}"))
     return lines, shown
 
@@ -273,11 +277,19 @@ def _layout(facts: WorkspaceFacts) -> list[_Line]:
     if code:
         listed = ", ".join(f"{lang.language} {lang.files:,}" for lang in code[:_MAX_CODE_LANGUAGES])
         lines.append(_Line("Layout", 96, f"- Languages: {listed}"))
+    expanded = {
+        folder.path.split("/", 1)[0] for folder in facts.folders if folder.path.count("/") > 1
+    }
+    children = {directory.path: directory.subdirectories for directory in facts.layout}
     for rank, folder in enumerate(facts.folders):
         depth = folder.path.count("/")
         purpose = f": {_plain(folder.purpose)}" if folder.purpose else ""
         indent = "  " * (depth - 1)
-        text = f"{indent}- {_code(folder.path)} ({_count(folder.files, 'file')}){purpose}"
+        inside = ""
+        if depth == 1 and folder.path.rstrip("/") not in expanded and children.get(folder.path):
+            inside = "; " + ", ".join(_code(child.path) for child in children[folder.path])
+        size = f"{_count(folder.files, 'file')}{inside}"
+        text = f"{indent}- {_code(folder.path)} ({size}){purpose}"
         base = 82 if folder.purpose else 70
         priority = base - min(rank, 40) * 0.5 - (depth - 1) * 4
         lines.append(_Line("Layout", priority, text))
@@ -287,8 +299,17 @@ def _layout(facts: WorkspaceFacts) -> list[_Line]:
         files = sum(directory.files for directory in rest)
         text = f"- {len(rest):,} more top-level directories with {_count(files, 'file')}"
         lines.append(_Line("Layout", 60, text))
+    if facts.entry_points:
+        listed = ", ".join(_code(path) for path in facts.entry_points[:_MAX_ENTRY_POINTS])
+        more = len(facts.entry_points) - _MAX_ENTRY_POINTS
+        suffix = f" and {more} more" if more > 0 else ""
+        lines.append(_Line("Layout", 66, f"- Entry points: {listed}{suffix}"))
     if facts.root_file_count:
         text = f"- Top level: {_count(facts.root_file_count, 'file')}"
+        if facts.root_files:
+            shown = ", ".join(_code(name) for name in facts.root_files[:_MAX_ROOT_FILES])
+            more = len(facts.root_files) - _MAX_ROOT_FILES
+            text += f": {shown}" + (f" and {more} more" if more > 0 else "")
         lines.append(_Line("Layout", 58, text))
     if facts.notable_files:
         shown = ", ".join(_code(path) for path in facts.notable_files[:_MAX_NOTABLE])
@@ -347,9 +368,13 @@ def _workflows(facts: WorkspaceFacts, shown: set[str]) -> list[_Line]:
         body = f": {commands}{tail}" if commands else ""
         priority = 60 - min(rank, 20)
         lines.append(_Line("Workflows", priority, f"- {_code(workflow.path)}{name}{body}"))
-    rest = len(facts.workflows) - min(len(listed_workflows), _MAX_WORKFLOWS)
-    if rest > 0:
-        lines.append(_Line("Workflows", 39, f"- and {rest} more workflow files"))
+    shown_paths = {workflow.path for workflow, _ in listed_workflows[:_MAX_WORKFLOWS]}
+    rest = [workflow.path for workflow in facts.workflows if workflow.path not in shown_paths]
+    if rest:
+        names = ", ".join(_code(path) for path in rest[:_MAX_WORKFLOWS])
+        more = len(rest) - _MAX_WORKFLOWS
+        tail = f" and {more} more" if more > 0 else ""
+        lines.append(_Line("Workflows", 39, f"- Other CI files: {names}{tail}"))
     return lines
 
 

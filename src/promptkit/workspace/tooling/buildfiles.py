@@ -1,10 +1,12 @@
-"""Build systems recognised by their file alone: Maven, Gradle, CMake and TypeScript."""
+"""Build systems recognised by their file alone: Maven, Gradle, CMake, TypeScript, Docker."""
 
 from __future__ import annotations
 
 from promptkit.workspace.tooling.collector import ToolingCollector
 
-__all__ = ["parse_build_file"]
+__all__ = ["DOCKER_FILES", "parse_build_file"]
+
+DOCKER_FILES = ("Dockerfile", "docker-compose.yml", "docker-compose.yaml", "compose.yaml")
 
 
 def parse_build_file(collector: ToolingCollector, name: str, source: str, directory: str) -> None:
@@ -21,3 +23,5 @@ def parse_build_file(collector: ToolingCollector, name: str, source: str, direct
         collector.add_default("cmake", "test", "ctest --test-dir build", source, directory)
     elif name == "tsconfig.json":
         collector.tools.add("typescript")
+    elif name in DOCKER_FILES:
+        collector.tools.add("docker")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from promptkit.workspace.tooling.buildfiles import parse_build_file
+from promptkit.workspace.tooling.buildfiles import DOCKER_FILES, parse_build_file
 from promptkit.workspace.tooling.collector import ToolingCollector
 from promptkit.workspace.tooling.go import GOLANGCI_FILES, parse_go_mod, parse_golangci
 from promptkit.workspace.tooling.hooks import parse_lefthook, parse_pre_commit
@@ -71,7 +71,14 @@ _PRESENCE_PARSERS: Mapping[str, _PresenceParser] = {
         parse_python_config,
     ),
     **dict.fromkeys(
-        ("pom.xml", "build.gradle", "build.gradle.kts", "CMakeLists.txt", "tsconfig.json"),
+        (
+            "pom.xml",
+            "build.gradle",
+            "build.gradle.kts",
+            "CMakeLists.txt",
+            "tsconfig.json",
+            *DOCKER_FILES,
+        ),
         parse_build_file,
     ),
 }

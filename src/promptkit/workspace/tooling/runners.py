@@ -67,7 +67,8 @@ def parse_script_entry_point(
         command = f"node {source}" if suffix != "ts" else f"npx tsx {source}"
     else:
         command = f"./{source}"
-    collector.add(classify_name(stem), command, source)
+    # One source for the folder, so its scripts are catalogued together.
+    collector.add(classify_name(stem), command, f"{directory}/")
 
 
 def _make_targets(text: str) -> Iterator[tuple[str, str | None]]:
