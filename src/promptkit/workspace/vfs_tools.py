@@ -9,7 +9,6 @@ a symlink swapped to point out of the root): the result says which file and why.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
