@@ -35,7 +35,7 @@ def big_tree(root: Path) -> Path:
     return root
 
 
-def prompt_over(session: Session, *mounts: HostMount) -> Prompt[object]:
+def prompt_over(session: Session, *mounts: HostMount) -> Prompt[None]:
     return Prompt(
         ns="tests",
         key="scale",
