@@ -79,12 +79,19 @@ def describe_failure(error: BaseException) -> Failure | None:
 
 
 def _environment_cause(error: BaseException) -> BaseException | None:
-    """The OSError or UnicodeDecodeError behind `error` (itself, or down its causes)."""
+    """The OSError or UnicodeDecodeError behind `error` (itself, or down its causes).
+
+    promptkit's own errors that also subclass OSError (WorkspaceError, for `except OSError`
+    callers) are not environment causes themselves: only what they were raised from is.
+    """
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, OSError | UnicodeDecodeError) or _is_symlink_loop(current):
+        is_own = isinstance(current, PromptkitError)
+        if not is_own and (
+            isinstance(current, OSError | UnicodeDecodeError) or _is_symlink_loop(current)
+        ):
             return current
         current = current.__cause__ or current.__context__
     return None

@@ -76,23 +76,28 @@ def test_every_help_shows_an_example_and_the_exit_statuses(
 def test_global_options_are_accepted_before_or_after_the_subcommand(
     place: str, repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    options = ["--log-format", "json", "--log-level", "DEBUG"]
-    command = ["digest", "status", str(repo), "--state-dir", str(tmp_path / "state")]
+    # A render with no digest stored logs `workspace_digest_missing` at warning level.
+    options = ["--log-format", "json", "--log-level", "WARNING"]
+    command = ["render", str(repo), "--state-dir", str(tmp_path / "state")]
     argv = [*options, *command] if place == "before" else [*command, *options]
 
     assert main(argv) == 0
-    records = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
-    assert any(record["level"] == "debug" for record in records)
+    # Beside the log records, render says on stderr where the digest came from.
+    lines = capsys.readouterr().err.splitlines()
+    records = [json.loads(line) for line in lines if line.startswith("{")]
+    assert any(record["event"] == "workspace_digest_missing" for record in records)
 
 
 def test_an_option_after_the_subcommand_wins_over_the_one_before(
     repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     state = str(tmp_path / "state")
-    argv = ["--log-level", "error", "digest", "status", str(repo), "--state-dir", state]
+    argv = ["--log-level", "error", "render", str(repo), "--state-dir", state]
 
-    assert main([*argv, "--log-level", "debug"]) == 0
-    assert "debug" in capsys.readouterr().err
+    assert main(argv) == 0
+    assert "workspace_digest_missing" not in capsys.readouterr().err
+    assert main([*argv, "--log-level", "warning"]) == 0
+    assert "workspace_digest_missing" in capsys.readouterr().err
 
 
 def test_a_bad_option_value_is_one_line_on_stderr_and_exit_status_2(repo: Path) -> None:

@@ -37,22 +37,15 @@ from promptkit.errors import PromptkitError, PromptValidationError, ProviderErro
 from promptkit.failures import describe_failure
 from promptkit.optimize import OptimizationScope, WriterChoice, optimize_workspace_digest
 from promptkit.overrides import LocalPromptOverridesStore, SharedSectionOverride
-from promptkit.overrides.check import EntryState, entry_states, shared_states
+from promptkit.overrides.check import entry_states, shared_states
 from promptkit.prompt import (
     Prompt,
     PromptOverride,
-    SectionOverride,
     params_from_json,
     read_params_argument,
 )
 from promptkit.repl.progress import Progress
-from promptkit.repl.report import (
-    author_text,
-    history_lines,
-    resolution_lines,
-    status_text,
-    usage_line,
-)
+from promptkit.repl.report import entry_line, history_lines, resolution_lines, usage_line
 from promptkit.secrets import redact_secrets
 from promptkit.session import (
     PromptExecuted,
@@ -450,12 +443,12 @@ class WorkspaceRepl(cmd.Cmd):
             if isinstance(value, SharedSectionOverride):
                 lines.append(f"tag {value.tag}, shared {value.section_key}: {value.location}")
                 for state in shared_states([prompt], value):
-                    lines.append(_entry_line(state, value.entry))
+                    lines.append(entry_line(state, value.entry))
                 continue
             lines.append(f"tag {value.tag}: {value.location}")
             for state in entry_states(prompt, value):
                 entry = value.sections.get(tuple(state.name.split("/")))
-                lines.append(_entry_line(state, entry if state.table == "sections" else None))
+                lines.append(entry_line(state, entry if state.table == "sections" else None))
         self.say("\n".join(lines))
 
     # -- history ----------------------------------------------------------------------------
@@ -487,11 +480,6 @@ class WorkspaceRepl(cmd.Cmd):
         # would make an empty session the workspace's latest, hiding an older one's digest.
         if self._attachment is None:
             self._attachment = self.setup.state.attach(self.session, self.setup.workspace)
-
-
-def _entry_line(state: EntryState, entry: SectionOverride | None) -> str:
-    line = f'  {state.table}."{state.name}": {status_text(state)}'
-    return line if entry is None else f"{line}; {author_text(entry)}"
 
 
 def _writer_label(setup: ReplSetup) -> str:

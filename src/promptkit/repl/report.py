@@ -141,3 +141,9 @@ def _tokens(input_tokens: int | None, output_tokens: int | None, cached: int | N
 
 def _count(value: int | None) -> str:
     return "?" if value is None else str(value)
+
+
+def entry_line(state: EntryState, entry: SectionOverride | None) -> str:
+    """One override entry as the REPL's `overrides` lists it: its state, then its author."""
+    line = f'  {state.table}."{state.name}": {status_text(state)}'
+    return line if entry is None else f"{line}; {author_text(entry)}"

@@ -36,11 +36,15 @@ def shannon_entropy(value: str) -> float:
     return -sum((count / length) * math.log2(count / length) for count in Counter(value).values())
 
 
-def is_random_looking(value: str) -> bool:
-    """At least 16 characters, varied like generated key material rather than words."""
+def is_random_looking(value: str, *, named: bool = False) -> bool:
+    """At least 16 characters, varied like generated key material rather than words.
+
+    `named`: the value is assigned to a secret-like name, which is evidence of its own, so the
+    hex threshold serves for every value (about 1 in 20,000 random base62 keys of 24 characters
+    scores under MIN_ENTROPY by chance)."""
     if len(value) < MIN_SECRET_LENGTH:
         return False
-    threshold = MIN_HEX_ENTROPY if _HEX.fullmatch(value) else MIN_ENTROPY
+    threshold = MIN_HEX_ENTROPY if named or _HEX.fullmatch(value) else MIN_ENTROPY
     return shannon_entropy(value) >= threshold
 
 

@@ -167,7 +167,7 @@ def _assignment_rule(name: str, value: str, quote: str) -> str | None:
     if len(value) < MIN_SECRET_LENGTH:
         is_credential = _is_password_name(words) and _is_short_credential(value)
     else:
-        is_credential = is_random_looking(value)
+        is_credential = is_random_looking(value, named=True)
     return "secret-assignment" if is_credential else None
 
 
