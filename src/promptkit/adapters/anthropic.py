@@ -26,11 +26,15 @@ from promptkit.adapters.schema import shape_for_strict
 from promptkit.adapters.schema_rules import ANTHROPIC_STRICT, check_tool_names
 from promptkit.adapters.wire import (
     ModelTurn,
+    ReplyShape,
     RequestedToolCall,
     ToolReply,
     WireCodec,
     WireConversation,
+    WireReply,
+    aparsed_reply,
     normalised_finish_reason,
+    parsed_reply,
     timeout_option,
 )
 from promptkit.errors import PromptkitError, ProviderAuthenticationError
@@ -232,8 +236,18 @@ class MessagesCodec(WireCodec):
             }
         ]
 
-    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return client.messages.create(**request, **timeout_option(timeout))
+    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
+        raw = client.messages.with_raw_response.create(**request, **timeout_option(timeout))
+        return parsed_reply(raw, _messages_shape())
 
-    async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return await client.messages.create(**request, **timeout_option(timeout))
+    async def acreate(
+        self, client: Any, request: Mapping[str, Any], timeout: float | None
+    ) -> WireReply:
+        raw = await client.messages.with_raw_response.create(**request, **timeout_option(timeout))
+        return await aparsed_reply(raw, _messages_shape())
+
+
+def _messages_shape() -> ReplyShape:
+    from anthropic.types import Message
+
+    return ReplyShape("messages", Message, ("content",))

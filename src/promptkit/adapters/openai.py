@@ -27,11 +27,15 @@ from promptkit.adapters.schema import shape_for_strict
 from promptkit.adapters.schema_rules import OPENAI_STRICT, check_tool_names
 from promptkit.adapters.wire import (
     ModelTurn,
+    ReplyShape,
     RequestedToolCall,
     ToolReply,
     WireCodec,
     WireConversation,
+    WireReply,
+    aparsed_reply,
     normalised_finish_reason,
+    parsed_reply,
     timeout_option,
 )
 from promptkit.errors import (
@@ -270,11 +274,16 @@ class ResponsesCodec(WireCodec):
             for reply in replies
         ]
 
-    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return client.responses.create(**request, **timeout_option(timeout))
+    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
+        raw = client.responses.with_raw_response.create(**request, **timeout_option(timeout))
+        return parsed_reply(raw, _responses_shape())
 
-    async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return await client.responses.create(**request, **timeout_option(timeout))
+    async def acreate(
+        self, client: Any, request: Mapping[str, Any], timeout: float | None
+    ) -> WireReply:
+        create = client.responses.with_raw_response.create
+        raw = await create(**request, **timeout_option(timeout))
+        return await aparsed_reply(raw, _responses_shape())
 
 
 @dataclass(frozen=True)
@@ -354,11 +363,16 @@ class ChatCompletionsCodec(WireCodec):
             for reply in replies
         ]
 
-    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return client.chat.completions.create(**request, **timeout_option(timeout))
+    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
+        create = client.chat.completions.with_raw_response.create
+        return parsed_reply(create(**request, **timeout_option(timeout)), _chat_shape())
 
-    async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return await client.chat.completions.create(**request, **timeout_option(timeout))
+    async def acreate(
+        self, client: Any, request: Mapping[str, Any], timeout: float | None
+    ) -> WireReply:
+        create = client.chat.completions.with_raw_response.create
+        raw = await create(**request, **timeout_option(timeout))
+        return await aparsed_reply(raw, _chat_shape())
 
 
 def responses_usage(usage: Any) -> TokenUsage:
@@ -389,3 +403,15 @@ def chat_usage(usage: Any) -> TokenUsage:
         cache_write_tokens=getattr(cached, "cache_write_tokens", None),
         reasoning_tokens=getattr(reasoning, "reasoning_tokens", None),
     )
+
+
+def _responses_shape() -> ReplyShape:
+    from openai.types.responses import Response
+
+    return ReplyShape("responses", Response, ("output",))
+
+
+def _chat_shape() -> ReplyShape:
+    from openai.types.chat import ChatCompletion
+
+    return ReplyShape("chat", ChatCompletion, ("choices",))
