@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
+from promptkit.adapters.request_types import declared_only
 from promptkit.adapters.response import TokenUsage
 from promptkit.adapters.schema import shape_for_strict
 from promptkit.adapters.schema_rules import ANTHROPIC_STRICT, check_tool_names
@@ -215,7 +216,13 @@ class MessagesCodec(WireCodec):
             refusal=(text or None) if refused else None,
             model=response.model,
             replay=(
-                {"role": "assistant", "content": [block.to_dict(mode="json") for block in blocks]},
+                {
+                    "role": "assistant",
+                    "content": [
+                        declared_only(block.to_dict(mode="json"), _content_block_type())
+                        for block in blocks
+                    ],
+                },
             ),
         )
 
@@ -251,3 +258,9 @@ def _messages_shape() -> ReplyShape:
     from anthropic.types import Message
 
     return ReplyShape("messages", Message, ("content",))
+
+
+def _content_block_type() -> Any:
+    from anthropic.types import ContentBlockParam
+
+    return ContentBlockParam
