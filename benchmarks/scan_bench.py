@@ -99,15 +99,33 @@ def generate_tree(root: Path, count: int) -> None:
         (root / f"pkg{index % 40}" / f"blob{index}.bin").write_bytes(b"\0\1\2" * 100)
         (root / f"pkg{index % 40}" / f"trace{index}.log").write_text("ignored\n")
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    # No background auto-gc: it would still be writing in .git when the tree is removed.
+    identity = [
+        "-c",
+        "user.name=bench",
+        "-c",
+        "user.email=bench@example.invalid",
+        "-c",
+        "gc.auto=0",
+    ]
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "generated"]):
         subprocess.run(["git", *identity, *args], cwd=root, env=env, check=True)
+
+
+def child_environment(**changes: str) -> dict[str, str]:
+    """This environment for a measured child, with bytecode caching on: a user's installed
+    promptkit has its .pyc files, and PYTHONDONTWRITEBYTECODE would have every run compile every
+    module from source."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env.update(changes)
+    return env
 
 
 def run_measured(
     command: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> tuple[float, float, str]:
     """(wall seconds, peak RSS in MB, stdout) of `command`, run to completion."""
+    env = child_environment() if env is None else env
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         child = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err)
@@ -141,12 +159,9 @@ def first_request_seconds(path: Path, state: Path) -> float:
             arrived.set()
         return Reply.json({"digest": DIGEST})
 
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
-    }
-    env["PROMPTKIT_HOME"] = str(state)
+    env = child_environment(PROMPTKIT_HOME=str(state))
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("ANTHROPIC_API_KEY", None)
     with FakeProviderServer() as server:
         server.respond_with(answer)
         started = time.perf_counter()
@@ -176,7 +191,7 @@ def measure(path: Path, repeat: int) -> None:
         scan_totals.append(elapsed)
         scans.append(json.loads(stdout.strip().splitlines()[-1]))
     with tempfile.TemporaryDirectory(prefix="scan-bench-state-") as state:
-        env = {**os.environ, "PROMPTKIT_HOME": state}
+        env = child_environment(PROMPTKIT_HOME=state)
         optimizes = [
             run_measured(
                 promptkit_command(
@@ -231,7 +246,9 @@ def main() -> None:
     # Other work on this machine skews every figure; the load average says how much.
     print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for count in arguments.files:
-        with tempfile.TemporaryDirectory(prefix="scan-bench-") as directory:
+        with tempfile.TemporaryDirectory(
+            prefix="scan-bench-", ignore_cleanup_errors=True
+        ) as directory:
             generated = Path(directory) / "generated"
             generated.mkdir()
             started = time.perf_counter()
