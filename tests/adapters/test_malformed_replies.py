@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from promptkit import MarkdownSection, Prompt, ProviderError, ProviderMalformedReplyError
+from promptkit import MarkdownSection, Prompt, ProviderError
+from promptkit.errors import ProviderMalformedReplyError
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply
 
