@@ -221,7 +221,7 @@ class Reply:
         whose summary is `summary`. It carries `encrypted_content` when the request asked for
         it with `include=["reasoning.encrypted_content"]`."""
         if reply.kind != "message":
-            raise ValueError("Reply.with_reasoning takes a message reply")
+            raise ArgumentValueError("Reply.with_reasoning takes a message reply")
         return replace(reply, reasoning=summary)
 
     @classmethod
