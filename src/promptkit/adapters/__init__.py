@@ -34,6 +34,12 @@ _EXPORTS: dict[str, str] = {
     "AdapterChoice": "promptkit.adapters.selection",
     "choose_adapter": "promptkit.adapters.selection",
     "StaticAdapter": "promptkit.adapters.static",
+    "ConversationMessage": "promptkit.adapters.conversation",
+    "Message": "promptkit.adapters.conversation",
+    "MessageToolCall": "promptkit.adapters.conversation",
+    "conversation_messages": "promptkit.adapters.conversation",
+    "ModelSettings": "promptkit.adapters.settings",
+    "UnsupportedSettingError": "promptkit.adapters.settings",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -44,6 +50,12 @@ if TYPE_CHECKING:
     from promptkit.adapters.base import (
         ProviderAdapter as ProviderAdapter,
         WireAdapter as WireAdapter,
+    )
+    from promptkit.adapters.conversation import (
+        ConversationMessage as ConversationMessage,
+        Message as Message,
+        MessageToolCall as MessageToolCall,
+        conversation_messages as conversation_messages,
     )
     from promptkit.adapters.loop import DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE
     from promptkit.adapters.openai import OpenAIAdapter as OpenAIAdapter
@@ -65,6 +77,10 @@ if TYPE_CHECKING:
     from promptkit.adapters.selection import (
         AdapterChoice as AdapterChoice,
         choose_adapter as choose_adapter,
+    )
+    from promptkit.adapters.settings import (
+        ModelSettings as ModelSettings,
+        UnsupportedSettingError as UnsupportedSettingError,
     )
     from promptkit.adapters.static import StaticAdapter as StaticAdapter
     from promptkit.adapters.wire import (

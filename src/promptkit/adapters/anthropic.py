@@ -22,6 +22,7 @@ from promptkit.adapters.clients import ClientPair
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.response import TokenUsage
 from promptkit.adapters.schema import closed_schema, uses_only_anthropic_keywords
+from promptkit.adapters.settings import ModelSettings
 from promptkit.adapters.wire import (
     ModelTurn,
     RequestedToolCall,
@@ -57,7 +58,9 @@ class AnthropicAdapter(WireAdapter):
         max_tokens: int = 4096,
         client_kwargs: Mapping[str, Any] | None = None,
         structured_output: StructuredOutputMode = "native",
+        settings: ModelSettings | None = None,
     ) -> None:
+        super().__init__(settings=settings)
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"AnthropicAdapter: model must be a non-empty string, got {model!r}")
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:

@@ -15,14 +15,15 @@ import asyncio
 import contextvars
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 from promptkit.adapters.attempts import DeadlinePassedError, send_until_deadline
-from promptkit.adapters.evaluation import Evaluation
+from promptkit.adapters.conversation import Message
+from promptkit.adapters.evaluation import CallOptions, Evaluation
 from promptkit.adapters.loop import Deadline, SendRequest, Step
 from promptkit.adapters.optimize import (
     DEFAULT_OPTIMIZE_TOOL_ROUNDS,
@@ -34,6 +35,7 @@ from promptkit.adapters.optimize import (
     optimize_prompt,
 )
 from promptkit.adapters.response import PromptResponse
+from promptkit.adapters.settings import ModelSettings
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.errors import PromptkitError, ProviderConnectionError, ProviderTimeoutError
 from promptkit.overrides import PromptOverridesStore
@@ -74,12 +76,23 @@ class ProviderAdapter(ABC):
         max_tool_rounds: int = 16,
         output_dir: str | Path | None = None,
         user_message: str | None = None,
+        messages: Sequence[Message] | None = None,
+        conversation: str | None = None,
+        settings: ModelSettings | None = None,
+        output_retries: int = 1,
+        deps: Any = None,
     ) -> PromptResponse[OutputT]:
         """Run `prompt` rendered with `params` and return the model's answer.
 
         `deadline` bounds the whole evaluation (every request and tool round), as seconds or a
         timedelta from the call. `user_message` is the user turn after the rendered prompt
         (default `DEFAULT_USER_MESSAGE`). With `output_dir`, `manifest.json` records the run.
+
+        `messages` are earlier turns to continue (an earlier response's `messages`);
+        `conversation` names a conversation kept in `session` instead, read before and extended
+        after the call. `settings` override the adapter's `ModelSettings` field by field. A
+        reply that fails to parse into the output type goes back to the model with the error up
+        to `output_retries` times. `deps` reaches tool handlers as `ToolContext.deps`.
         """
 
     @abstractmethod
@@ -94,6 +107,11 @@ class ProviderAdapter(ABC):
         max_tool_rounds: int = 16,
         output_dir: str | Path | None = None,
         user_message: str | None = None,
+        messages: Sequence[Message] | None = None,
+        conversation: str | None = None,
+        settings: ModelSettings | None = None,
+        output_retries: int = 1,
+        deps: Any = None,
     ) -> PromptResponse[OutputT]:
         """`evaluate` for asyncio: same arguments, same result, same events."""
 
@@ -160,8 +178,21 @@ class WireAdapter(ProviderAdapter):
     """A `ProviderAdapter` that talks to a provider through its SDK via a `WireCodec`.
 
     Subclasses supply the codec, the sync and async clients, and the translation of the SDK's
-    exceptions; the loop, events, deadline and record are shared.
+    exceptions; the loop, events, deadline and record are shared. `settings` apply to every
+    call unless a call overrides them.
     """
+
+    def __init__(self, *, settings: ModelSettings | None = None) -> None:
+        if settings is not None and not isinstance(settings, ModelSettings):
+            raise TypeError(
+                f"settings must be a promptkit ModelSettings, got {type(settings).__name__}"
+            )
+        self._settings = settings or ModelSettings()
+
+    @property
+    def settings(self) -> ModelSettings:
+        """The `ModelSettings` every call starts from."""
+        return self._settings
 
     @abstractmethod
     def wire_codec(self) -> WireCodec:
@@ -192,6 +223,11 @@ class WireAdapter(ProviderAdapter):
         max_tool_rounds: int = 16,
         output_dir: str | Path | None = None,
         user_message: str | None = None,
+        messages: Sequence[Message] | None = None,
+        conversation: str | None = None,
+        settings: ModelSettings | None = None,
+        output_retries: int = 1,
+        deps: Any = None,
     ) -> PromptResponse[OutputT]:
         run = Evaluation(
             self,
@@ -201,6 +237,13 @@ class WireAdapter(ProviderAdapter):
             max_tool_rounds=max_tool_rounds,
             output_dir=output_dir,
             user_message=user_message,
+            call=CallOptions(
+                messages=messages,
+                conversation=conversation,
+                settings=self.settings.merged(settings),
+                output_retries=output_retries,
+                deps=deps,
+            ),
         )
         try:
             rendered = run.render(params, overrides_store, overrides_tag)
@@ -225,6 +268,11 @@ class WireAdapter(ProviderAdapter):
         max_tool_rounds: int = 16,
         output_dir: str | Path | None = None,
         user_message: str | None = None,
+        messages: Sequence[Message] | None = None,
+        conversation: str | None = None,
+        settings: ModelSettings | None = None,
+        output_retries: int = 1,
+        deps: Any = None,
     ) -> PromptResponse[OutputT]:
         run = Evaluation(
             self,
@@ -234,6 +282,13 @@ class WireAdapter(ProviderAdapter):
             max_tool_rounds=max_tool_rounds,
             output_dir=output_dir,
             user_message=user_message,
+            call=CallOptions(
+                messages=messages,
+                conversation=conversation,
+                settings=self.settings.merged(settings),
+                output_retries=output_retries,
+                deps=deps,
+            ),
         )
         try:
             rendered = run.render(params, overrides_store, overrides_tag)
@@ -289,8 +344,7 @@ class WireAdapter(ProviderAdapter):
                 if isinstance(step, SendRequest):
                     reply = await self._asend(step, codec, client, deadline)
                 else:
-                    # Handlers are plain blocking functions; a thread keeps the loop responsive.
-                    reply = await asyncio.to_thread(step.run)
+                    reply = await step.arun()
         finally:
             steps.close()
 

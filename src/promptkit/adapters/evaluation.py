@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Generator
-from dataclasses import replace
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from promptkit.adapters.conversation import (
+    Message,
+    check_messages,
+    conversation_messages,
+    keep_messages,
+)
 from promptkit.adapters.loop import (
     DEFAULT_USER_MESSAGE,
     Deadline,
+    LoopOptions,
     LoopTally,
     Step,
     json_ready,
@@ -25,6 +32,7 @@ from promptkit.adapters.loop import (
 )
 from promptkit.adapters.record import ExecutionRecord, write_failure_record, write_manifest
 from promptkit.adapters.response import PromptResponse
+from promptkit.adapters.settings import ModelSettings, request_options
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.durable import write_atomically
 from promptkit.errors import OutputParseError
@@ -41,6 +49,41 @@ RESPONSE_ARTIFACT = "response.json"
 RAW_OUTPUT_ARTIFACT = "raw_output.txt"
 
 
+@dataclass(frozen=True)
+class CallOptions:
+    """The per-call choices of `evaluate` beyond the prompt and its params: earlier turns
+    (`messages`, or the session conversation named `conversation`), the request settings
+    (already merged with the adapter's), output retries and the tools' `deps`."""
+
+    messages: Sequence[Message] | None = None
+    conversation: str | None = None
+    settings: ModelSettings = field(default_factory=ModelSettings)
+    output_retries: int = 1
+    deps: Any = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.output_retries, bool) or not isinstance(self.output_retries, int):
+            raise TypeError(f"output_retries must be an int, got {self.output_retries!r}")
+        if self.output_retries < 0:
+            raise ValueError(f"output_retries must be 0 or more, got {self.output_retries}")
+        if self.messages is not None and self.conversation is not None:
+            raise ValueError(
+                "pass messages= or conversation=, not both: a session conversation already"
+                " holds its earlier turns"
+            )
+        if not isinstance(self.settings, ModelSettings):
+            raise TypeError(
+                f"settings must be a promptkit ModelSettings, got {type(self.settings).__name__}"
+            )
+        object.__setattr__(self, "messages", check_messages(self.messages))
+
+    def history(self, session: Session) -> tuple[Message, ...]:
+        """The earlier turns this call continues."""
+        if self.conversation is not None:
+            return conversation_messages(session, self.conversation)
+        return tuple(self.messages or ())
+
+
 class Evaluation(Generic[OutputT]):
     """One evaluate call: its arguments, clock, tally and execution record."""
 
@@ -54,7 +97,9 @@ class Evaluation(Generic[OutputT]):
         max_tool_rounds: int,
         output_dir: str | Path | None,
         user_message: str | None,
+        call: CallOptions | None = None,
     ) -> None:
+        call = call or CallOptions()
         if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int):
             raise TypeError(f"max_tool_rounds must be an int, got {max_tool_rounds!r}")
         if max_tool_rounds < 0:
@@ -68,6 +113,8 @@ class Evaluation(Generic[OutputT]):
         self.max_tool_rounds = max_tool_rounds
         self.output_dir = None if output_dir is None else Path(output_dir)
         self.user_message = user_message or DEFAULT_USER_MESSAGE
+        self.call = call
+        self.history = call.history(session)
         self.tally = LoopTally()
         self.started = time.monotonic()
         self.started_at = datetime.now(UTC)
@@ -96,6 +143,8 @@ class Evaluation(Generic[OutputT]):
         self, rendered: RenderedPrompt[Any], codec: WireCodec
     ) -> Generator[Step, Any, ModelTurn]:
         self.api = codec.api
+        # Raised here, before the loop sends anything, when the API refuses a setting.
+        options = request_options(codec.api, self.call.settings, has_tools=bool(rendered.tools))
         return tool_loop(
             rendered=rendered,
             codec=codec,
@@ -104,6 +153,12 @@ class Evaluation(Generic[OutputT]):
             max_tool_rounds=self.max_tool_rounds,
             user_message=self.user_message,
             tally=self.tally,
+            options=LoopOptions(
+                history=self.history,
+                request_options=options,
+                output_retries=self.call.output_retries,
+                deps=self.call.deps,
+            ),
         )
 
     def finish(self, rendered: RenderedPrompt[OutputT], turn: ModelTurn) -> PromptResponse[OutputT]:
@@ -117,6 +172,7 @@ class Evaluation(Generic[OutputT]):
             usage=tally.usage,
             model=model,
             provider=self.adapter.provider,
+            messages=tuple(tally.messages),
         )
         output_json: Any = None
         if rendered.output_type is not None:
@@ -129,6 +185,8 @@ class Evaluation(Generic[OutputT]):
             output_json = type_adapter(rendered.output_type).dump_python(output, mode="json")
             response = replace(response, output=output)
         duration = time.monotonic() - self.started
+        if self.call.conversation is not None:
+            keep_messages(self.session, self.call.conversation, tally.messages[len(self.history) :])
         self.session.dispatch(
             PromptExecuted(
                 prompt_ns=rendered.ns,

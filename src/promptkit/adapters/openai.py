@@ -23,6 +23,7 @@ from promptkit.adapters.clients import ClientPair
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.response import TokenUsage
 from promptkit.adapters.schema import closed_schema, is_openai_strict_ready
+from promptkit.adapters.settings import ModelSettings
 from promptkit.adapters.wire import (
     ModelTurn,
     RequestedToolCall,
@@ -67,7 +68,9 @@ class OpenAIAdapter(WireAdapter):
         api: OpenAIApi = "responses",
         client_kwargs: Mapping[str, Any] | None = None,
         structured_output: StructuredOutputMode = "native",
+        settings: ModelSettings | None = None,
     ) -> None:
+        super().__init__(settings=settings)
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"OpenAIAdapter: model must be a non-empty string, got {model!r}")
         if api not in ("responses", "chat"):

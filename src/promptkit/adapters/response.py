@@ -8,10 +8,11 @@ of the evaluation reported it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
+from promptkit.adapters.conversation import Message
 from promptkit.prompt import ToolResult
 
 OutputT = TypeVar("OutputT")
@@ -62,7 +63,8 @@ class ToolCallRecord:
     call_id: str
     params: Any
     result: ToolResult
-    duration: timedelta
+    # Two runs that made the same call are equal however long the handler took.
+    duration: timedelta = field(compare=False)
 
     @property
     def success(self) -> bool:
@@ -73,7 +75,8 @@ class ToolCallRecord:
 @dataclass(frozen=True)
 class PromptResponse(Generic[OutputT]):
     """The outcome of one `evaluate`: final text, parsed output (None without an output type),
-    the tool calls in the order they ran, summed token usage, and who answered."""
+    the tool calls in the order they ran, token usage summed over every request (output retries
+    included), who answered, and the conversation."""
 
     prompt_name: str
     text: str
@@ -82,3 +85,6 @@ class PromptResponse(Generic[OutputT]):
     usage: TokenUsage
     model: str
     provider: str
+    messages: tuple[Message, ...] = ()
+    """The whole conversation after this evaluation: the earlier turns it was given, then its
+    user turn, tool calls, tool results and answer. Pass it as `messages=` to continue."""
