@@ -39,6 +39,12 @@ _EXPORTS: dict[str, str] = {
     "MessageToolCall": "promptkit.adapters.conversation",
     "conversation_messages": "promptkit.adapters.conversation",
     "ModelSettings": "promptkit.adapters.settings",
+    "ResponseCompleted": "promptkit.adapters.streaming",
+    "StreamEvent": "promptkit.adapters.streaming",
+    "TextDelta": "promptkit.adapters.streaming",
+    "ToolCallFinished": "promptkit.adapters.streaming",
+    "ToolCallStarted": "promptkit.adapters.streaming",
+    "UsageReported": "promptkit.adapters.streaming",
     "UnsupportedSettingError": "promptkit.adapters.settings",
 }
 
@@ -83,6 +89,14 @@ if TYPE_CHECKING:
         UnsupportedSettingError as UnsupportedSettingError,
     )
     from promptkit.adapters.static import StaticAdapter as StaticAdapter
+    from promptkit.adapters.streaming import (
+        ResponseCompleted as ResponseCompleted,
+        StreamEvent as StreamEvent,
+        TextDelta as TextDelta,
+        ToolCallFinished as ToolCallFinished,
+        ToolCallStarted as ToolCallStarted,
+        UsageReported as UsageReported,
+    )
     from promptkit.adapters.wire import (
         ModelTurn as ModelTurn,
         RequestedToolCall as RequestedToolCall,

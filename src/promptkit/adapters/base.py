@@ -15,15 +15,15 @@ import asyncio
 import contextvars
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 from promptkit.adapters.attempts import DeadlinePassedError, send_until_deadline
 from promptkit.adapters.conversation import Message
-from promptkit.adapters.evaluation import CallOptions, Evaluation
+from promptkit.adapters.evaluation import CallArgs, CallOptions, Evaluation
 from promptkit.adapters.loop import Deadline, SendRequest, Step
 from promptkit.adapters.optimize import (
     DEFAULT_OPTIMIZE_TOOL_ROUNDS,
@@ -36,6 +36,7 @@ from promptkit.adapters.optimize import (
 )
 from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.settings import ModelSettings
+from promptkit.adapters.streaming import StreamEvent, astream_evaluation, stream_evaluation
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.errors import PromptkitError, ProviderConnectionError, ProviderTimeoutError
 from promptkit.overrides import PromptOverridesStore
@@ -302,6 +303,45 @@ class WireAdapter(ProviderAdapter):
         run.record_success(response)
         return response
 
+    def stream(
+        self, prompt: Prompt[OutputT], *params: Any, session: Session, **options: Unpack[CallArgs]
+    ) -> Iterator[StreamEvent[OutputT]]:
+        """`evaluate` as it happens: `TextDelta`s as each reply arrives, `UsageReported` per
+        reply, `ToolCallStarted`/`ToolCallFinished` per tool call, and last `ResponseCompleted`
+        with the `PromptResponse`. Takes `evaluate`'s keyword arguments; nothing is sent until
+        the first event is read."""
+        run = self._evaluation(prompt, session, options)
+        store, tag = options.get("overrides_store"), options.get("overrides_tag", "latest")
+        return stream_evaluation(self, run, params, store, tag)
+
+    def astream(
+        self, prompt: Prompt[OutputT], *params: Any, session: Session, **options: Unpack[CallArgs]
+    ) -> AsyncIterator[StreamEvent[OutputT]]:
+        """`stream` for asyncio (`async for event in adapter.astream(...)`)."""
+        run = self._evaluation(prompt, session, options)
+        store, tag = options.get("overrides_store"), options.get("overrides_tag", "latest")
+        return astream_evaluation(self, run, params, store, tag)
+
+    def _evaluation(
+        self, prompt: Prompt[OutputT], session: Session, options: CallArgs
+    ) -> Evaluation[OutputT]:
+        return Evaluation(
+            self,
+            prompt,
+            session=session,
+            deadline=options.get("deadline"),
+            max_tool_rounds=options.get("max_tool_rounds", 16),
+            output_dir=options.get("output_dir"),
+            user_message=options.get("user_message"),
+            call=CallOptions(
+                messages=options.get("messages"),
+                conversation=options.get("conversation"),
+                settings=self.settings.merged(options.get("settings")),
+                output_retries=options.get("output_retries", 1),
+                deps=options.get("deps"),
+            ),
+        )
+
     # -- drivers ------------------------------------------------------------------------------
 
     def _drive(
@@ -356,7 +396,7 @@ class WireAdapter(ProviderAdapter):
                 return codec.create(client, step.request, None)
             return _call_within(
                 lambda: send_until_deadline(
-                    codec,
+                    codec.create,
                     client,
                     step.request,
                     deadline,

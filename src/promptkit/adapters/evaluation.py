@@ -13,7 +13,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar
 
 from promptkit.adapters.conversation import (
     Message,
@@ -82,6 +82,22 @@ class CallOptions:
         if self.conversation is not None:
             return conversation_messages(session, self.conversation)
         return tuple(self.messages or ())
+
+
+class CallArgs(TypedDict, total=False):
+    """The keyword arguments of `evaluate` besides `session`, for `stream` and `astream`."""
+
+    overrides_store: OverridesLookup | None
+    overrides_tag: str
+    deadline: float | timedelta | None
+    max_tool_rounds: int
+    output_dir: str | Path | None
+    user_message: str | None
+    messages: Sequence[Message] | None
+    conversation: str | None
+    settings: ModelSettings | None
+    output_retries: int
+    deps: Any
 
 
 class Evaluation(Generic[OutputT]):

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from promptkit.logging import get_logger
 from promptkit.testing.replies import Reply
+from promptkit.testing.sse import stream_body
 from promptkit.testing.wire import (
     Endpoint,
     WireRenderError,
@@ -323,14 +324,6 @@ class FakeProviderServer:
             return self._problem(
                 record, 400, f"FakeProviderServer: the body of {where} is not a JSON object"
             )
-        if request.get("stream") is True:
-            return self._problem(
-                record,
-                400,
-                f"FakeProviderServer does not stream: {where} asked for stream=true; "
-                "call the API without streaming",
-            )
-
         reply, responder = self._take_reply(endpoint)
         if reply is None and responder is not None:
             try:
@@ -373,6 +366,13 @@ class FakeProviderServer:
             body = render_message(endpoint, reply, request, record.index + 1)
         except WireRenderError as exc:
             return self._problem(record, 500, f"FakeProviderServer: {exc}")
+        if request.get("stream") is True:
+            stream = stream_body(endpoint, body, request)
+            headers = (
+                ("content-type", "text/event-stream"),
+                (request_id_header(endpoint), record.request_id),
+            )
+            return _Answer(status=200, headers=headers, body=stream)
         return _json_answer(200, body, record, ())
 
     def _take_reply(self, endpoint: Endpoint) -> tuple[Reply | None, Responder | None]:
