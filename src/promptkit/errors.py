@@ -96,6 +96,38 @@ class ProviderConnectionError(ProviderError):
     """The provider could not be reached at all."""
 
 
+class ProviderMalformedReplyError(ProviderError):
+    """The provider answered with a body that is not the reply its API promises: not JSON, not
+    an object, or missing what every reply carries. `status` and `request_id` are the reply's."""
+
+
+class ModelOutputError(PromptkitError):
+    """The model answered, but not with a complete answer to use.
+
+    `response` is the partial `PromptResponse` (text so far, tool calls, token usage, finish
+    reason), so a caller can log what the answer cost and what it said.
+    """
+
+    def __init__(self, message: str, *, response: object | None = None) -> None:
+        super().__init__(message)
+        self.response = response
+
+
+class OutputTruncatedError(ModelOutputError):
+    """The answer was cut off (output token limit, context window, content filter) before the
+    structured output was complete; raise the token limit or ask for a shorter answer."""
+
+
+class ModelRefusalError(ModelOutputError):
+    """The model refused to answer; `refusal` is its explanation when it gave one."""
+
+    def __init__(
+        self, message: str, *, refusal: str | None = None, response: object | None = None
+    ) -> None:
+        super().__init__(message, response=response)
+        self.refusal = refusal
+
+
 class ToolLoopLimitError(PromptkitError):
     """The model kept calling tools past `max_tool_rounds`."""
 

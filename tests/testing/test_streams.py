@@ -62,8 +62,10 @@ def test_chat_stream_chunks_accumulate_into_the_plain_completion(
     streamed_call = streamed.choices[0].message.tool_calls
     plain_call = plain.choices[0].message.tool_calls
     assert streamed_call is not None and plain_call is not None
-    assert (streamed_call[0].id, streamed_call[0].function.name) == ("call_1", "tide")
-    assert streamed_call[0].function.arguments == plain_call[0].function.arguments
+    streamed_first, plain_first = streamed_call[0], plain_call[0]
+    assert streamed_first.type == "function" and plain_first.type == "function"
+    assert (streamed_first.id, streamed_first.function.name) == ("call_1", "tide")
+    assert streamed_first.function.arguments == plain_first.function.arguments
     assert streamed.choices[0].finish_reason == "tool_calls"
     assert streamed.usage == plain.usage
 

@@ -27,13 +27,8 @@ _EXPORTS: dict[str, str] = {
     "ToolReply": "promptkit.adapters.wire",
     "WireCodec": "promptkit.adapters.wire",
     "WireConversation": "promptkit.adapters.wire",
-    "DigestDraft": "promptkit.adapters.optimize",
-    "OptimizationResult": "promptkit.adapters.optimize",
-    "OptimizationScope": "promptkit.adapters.optimize",
-    "OptimizationTarget": "promptkit.adapters.optimize",
     "AdapterChoice": "promptkit.adapters.selection",
     "choose_adapter": "promptkit.adapters.selection",
-    "StaticAdapter": "promptkit.adapters.static",
     "ConversationMessage": "promptkit.adapters.conversation",
     "Message": "promptkit.adapters.conversation",
     "MessageToolCall": "promptkit.adapters.conversation",
@@ -46,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "ToolCallStarted": "promptkit.adapters.streaming",
     "UsageReported": "promptkit.adapters.streaming",
     "UnsupportedSettingError": "promptkit.adapters.settings",
+    "model_configured": "promptkit.adapters.selection",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -65,12 +61,6 @@ if TYPE_CHECKING:
     )
     from promptkit.adapters.loop import DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE
     from promptkit.adapters.openai import OpenAIAdapter as OpenAIAdapter
-    from promptkit.adapters.optimize import (
-        DigestDraft as DigestDraft,
-        OptimizationResult as OptimizationResult,
-        OptimizationScope as OptimizationScope,
-        OptimizationTarget as OptimizationTarget,
-    )
     from promptkit.adapters.record import (
         ExecutionRecord as ExecutionRecord,
         write_manifest as write_manifest,
@@ -83,12 +73,12 @@ if TYPE_CHECKING:
     from promptkit.adapters.selection import (
         AdapterChoice as AdapterChoice,
         choose_adapter as choose_adapter,
+        model_configured as model_configured,
     )
     from promptkit.adapters.settings import (
         ModelSettings as ModelSettings,
         UnsupportedSettingError as UnsupportedSettingError,
     )
-    from promptkit.adapters.static import StaticAdapter as StaticAdapter
     from promptkit.adapters.streaming import (
         ResponseCompleted as ResponseCompleted,
         StreamEvent as StreamEvent,

@@ -13,7 +13,7 @@ import json
 import math
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -179,7 +179,15 @@ def tool_loop(
         tally.reported_model = turn.model or tally.reported_model
         tally.messages.append(_assistant_message(turn))
         if not turn.tool_calls:
-            problem = _output_problem(rendered, turn.text) if retries_left > 0 else None
+            # A truncated or refused answer is reported as such by the caller; asking again
+            # would only repeat it.
+            is_complete = turn.refusal is None and turn.finish_reason not in (
+                "length",
+                "content_filter",
+            )
+            problem = (
+                _output_problem(rendered, turn.text) if retries_left > 0 and is_complete else None
+            )
             if problem is None:
                 return turn
             retries_left -= 1
@@ -273,8 +281,9 @@ def execute_tool_call(
 ) -> ExecutedCall:
     """Validate and run one call; every failure becomes an error result for the model.
 
-    An unknown tool or arguments that do not validate are answered with what was wrong, so the
-    model can correct itself. A handler that raises is answered with the exception type only
+    An unknown tool, arguments that do not validate or a call cut off by the token limit are
+    answered with what was wrong, so the model can correct itself; an error result without a
+    message gets one. A handler that raises is answered with the exception type only
     (its message may hold internal details) and logged as `tool_handler_failed`.
     """
     ready = _prepare(rendered, call, deadline, session, deps)
@@ -313,6 +322,16 @@ def _prepare(
     deps: Any,
 ) -> _ReadyCall | ExecutedCall:
     started = time.monotonic()
+    if call.truncated:
+        # The arguments stop mid-way; running the tool with what arrived (often `{}`) would act
+        # on input the model never finished writing.
+        failure = ToolResult(
+            message=f"your call to {call.name!r} was cut off by the output token limit before"
+            " its arguments were complete, so it did not run; call it again with shorter"
+            " arguments",
+            success=False,
+        )
+        return _executed(call, _raw_arguments(call), failure, started, params_json=None)
     tool = rendered.tool(call.name)
     if tool is None:
         offered = ", ".join(t.name for t in rendered.tools) or "none"
@@ -355,6 +374,11 @@ def _handler_failed(
 
 
 def _finished(call: RequestedToolCall, ready: _ReadyCall, result: ToolResult) -> ExecutedCall:
+    if not result.success and not result.message.strip():
+        # Providers refuse an error result without content (Anthropic answers 400).
+        result = replace(
+            result, message=f"tool {ready.tool.name!r} failed without saying why; try another way"
+        )
     return _executed(
         call,
         ready.params,
