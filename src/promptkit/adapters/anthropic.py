@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
+from promptkit.adapters.local_servers import with_local_server_key, with_schema_hint
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.response import TokenUsage
 from promptkit.adapters.schema import closed_schema, uses_only_anthropic_keywords
@@ -112,12 +113,16 @@ class AnthropicAdapter(WireAdapter):
     ) -> PromptkitError | None:
         import anthropic
 
-        return translate_sdk_error(
+        translated = translate_sdk_error(
             error,
             sdk=anthropic,
             base_error=anthropic.AnthropicError,
             where=where,
             secrets=client_secrets(client),
+        )
+        asks_for_schema = self._structured_output == "native"
+        return with_schema_hint(
+            translated, asks_for_schema=asks_for_schema, adapter="AnthropicAdapter"
         )
 
 
@@ -125,6 +130,9 @@ def _build_anthropic_client(kwargs: Mapping[str, Any], *, sync: bool) -> Any:
     import anthropic
 
     factory = anthropic.Anthropic if sync else anthropic.AsyncAnthropic
+    kwargs = with_local_server_key(
+        kwargs, key_variable="ANTHROPIC_API_KEY", url_variable="ANTHROPIC_BASE_URL"
+    )
     try:
         return factory(**kwargs)
     except anthropic.AnthropicError as error:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
+from promptkit.adapters.local_servers import with_local_server_key, with_schema_hint
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.response import TokenUsage
 from promptkit.adapters.schema import closed_schema, is_openai_strict_ready
@@ -123,12 +124,16 @@ class OpenAIAdapter(WireAdapter):
     ) -> PromptkitError | None:
         import openai
 
-        return translate_sdk_error(
+        translated = translate_sdk_error(
             error,
             sdk=openai,
             base_error=openai.OpenAIError,
             where=where,
             secrets=client_secrets(client),
+        )
+        asks_for_schema = self._structured_output == "native"
+        return with_schema_hint(
+            translated, asks_for_schema=asks_for_schema, adapter="OpenAIAdapter"
         )
 
 
@@ -136,6 +141,9 @@ def _build_openai_client(kwargs: Mapping[str, Any], *, sync: bool) -> Any:
     import openai
 
     factory = openai.OpenAI if sync else openai.AsyncOpenAI
+    kwargs = with_local_server_key(
+        kwargs, key_variable="OPENAI_API_KEY", url_variable="OPENAI_BASE_URL"
+    )
     try:
         return factory(**kwargs)
     except openai.OpenAIError as error:

@@ -58,7 +58,9 @@ def run_optimize(args: argparse.Namespace) -> int:
     bound = bind_workspace(
         args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
     )
-    choice = choose_digest_writer(args.provider, model=args.model, base_url=args.base_url)
+    choice = choose_digest_writer(
+        args.provider, model=args.model, base_url=args.base_url, api=args.api
+    )
     scope = OptimizationScope(args.scope)
     prompt, session, workspace = bound.prompt, bound.session, bound.workspace
     progress = Progress(sys.stderr, live=sys.stderr.isatty())
