@@ -7,7 +7,6 @@ clock and deadline, the tally of requests and tool calls, and the execution reco
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, replace
@@ -30,7 +29,12 @@ from promptkit.adapters.loop import (
     json_ready,
     tool_loop,
 )
-from promptkit.adapters.record import ExecutionRecord, write_failure_record, write_manifest
+from promptkit.adapters.record import (
+    ExecutionRecord,
+    write_failure_record,
+    write_manifest,
+    write_record_json,
+)
 from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.settings import ModelSettings, request_options
 from promptkit.adapters.wire import ModelTurn, WireCodec
@@ -44,6 +48,7 @@ from promptkit.errors import (
 from promptkit.logging import get_logger
 from promptkit.prompt import OverridesLookup, Prompt, RenderedPrompt, parse_structured_output
 from promptkit.prompt.params import type_adapter
+from promptkit.secrets import redact_secrets
 from promptkit.session import PromptExecuted, PromptRendered, Session
 
 if TYPE_CHECKING:
@@ -294,7 +299,7 @@ class Evaluation(Generic[OutputT]):
             ],
             "usage": response.usage.to_json(),
         }
-        write_atomically(self.output_dir / RESPONSE_ARTIFACT, _json_text(document))
+        write_record_json(self.output_dir / RESPONSE_ARTIFACT, document)
         write_manifest(
             self.output_dir,
             ExecutionRecord(
@@ -318,7 +323,7 @@ class Evaluation(Generic[OutputT]):
                 raw_text = error.response.text
             else:
                 return ()
-            write_atomically(output_dir / RAW_OUTPUT_ARTIFACT, raw_text)
+            write_atomically(output_dir / RAW_OUTPUT_ARTIFACT, redact_secrets(raw_text))
             return (RAW_OUTPUT_ARTIFACT,)
 
         write_failure_record(
@@ -344,7 +349,3 @@ class Evaluation(Generic[OutputT]):
             "tool_calls": len(tally.tool_calls),
             "started_at": self.started_at.isoformat(),
         }
-
-
-def _json_text(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -46,6 +46,12 @@ _log = get_logger("promptkit.adapters")
 DEFAULT_USER_MESSAGE = "Follow the instructions above."
 """The user turn sent after the rendered prompt when `evaluate` is not given one."""
 
+MAX_TOOL_CALLS_PER_REPLY = 64
+"""A reply asking for more tool calls than this raises `ToolLoopLimitError`; none of them run."""
+
+MAX_TOOL_RESULT_BYTES = 256 * 1024
+"""A tool result message longer than this (UTF-8) is cut to it, with a note saying so."""
+
 
 @dataclass(frozen=True)
 class Deadline:
@@ -198,6 +204,13 @@ def tool_loop(
             tally.messages.append(retry)
             conversation = conversation.extended([*turn.replay, *wire_items(codec.api, [retry])])
             continue
+        if len(turn.tool_calls) > MAX_TOOL_CALLS_PER_REPLY:
+            raise ToolLoopLimitError(
+                f"prompt {rendered.ns}/{rendered.key}: the model asked for"
+                f" {len(turn.tool_calls)} tool calls in one reply, more than the limit of"
+                f" {MAX_TOOL_CALLS_PER_REPLY}; none were run. Tell the prompt to call fewer"
+                " tools at a time"
+            )
         if rounds >= max_tool_rounds:
             names = ", ".join(sorted({call.name for call in turn.tool_calls}))
             raise ToolLoopLimitError(
@@ -239,6 +252,11 @@ def tool_loop(
                     is_error=not record.success,
                 )
             )
+            if deadline.at is not None and time.monotonic() >= deadline.at:
+                raise deadline.exceeded(
+                    f"while tool {record.name!r} ran (it took"
+                    f" {record.duration.total_seconds():.1f}s)"
+                )
             replies.append(ToolReply(call, record.result.message, is_error=not record.success))
         conversation = conversation.extended([*turn.replay, *codec.tool_results(replies)])
 
@@ -382,10 +400,23 @@ def _finished(call: RequestedToolCall, ready: _ReadyCall, result: ToolResult) ->
     return _executed(
         call,
         ready.params,
-        result,
+        _bounded(result),
         ready.started,
         params_json=_params_json(ready.tool, ready.params),
     )
+
+
+def _bounded(result: ToolResult) -> ToolResult:
+    """`result` with its message cut to `MAX_TOOL_RESULT_BYTES`, saying so when it was."""
+    encoded = result.message.encode("utf-8")
+    if len(encoded) <= MAX_TOOL_RESULT_BYTES:
+        return result
+    kept = encoded[:MAX_TOOL_RESULT_BYTES].decode("utf-8", errors="ignore")
+    note = (
+        f"\n[promptkit truncated this result: {len(encoded):,} bytes, the first"
+        f" {MAX_TOOL_RESULT_BYTES:,} shown; ask for less at a time]"
+    )
+    return ToolResult(message=kept + note, value=result.value, success=result.success)
 
 
 def _executed(
