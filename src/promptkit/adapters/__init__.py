@@ -34,6 +34,9 @@ _EXPORTS: dict[str, str] = {
     "MessageToolCall": "promptkit.adapters.conversation",
     "conversation_messages": "promptkit.adapters.conversation",
     "ModelSettings": "promptkit.adapters.settings",
+    "DEFAULT_PRICES": "promptkit.adapters.cost",
+    "ModelPrice": "promptkit.adapters.cost",
+    "PriceTable": "promptkit.adapters.cost",
     "ResponseCompleted": "promptkit.adapters.streaming",
     "StreamEvent": "promptkit.adapters.streaming",
     "TextDelta": "promptkit.adapters.streaming",
@@ -58,6 +61,11 @@ if TYPE_CHECKING:
         Message as Message,
         MessageToolCall as MessageToolCall,
         conversation_messages as conversation_messages,
+    )
+    from promptkit.adapters.cost import (
+        DEFAULT_PRICES as DEFAULT_PRICES,
+        ModelPrice as ModelPrice,
+        PriceTable as PriceTable,
     )
     from promptkit.adapters.loop import DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE
     from promptkit.adapters.openai import OpenAIAdapter as OpenAIAdapter

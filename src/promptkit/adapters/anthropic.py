@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
+from promptkit.adapters.cost import PriceTable
 from promptkit.adapters.local_servers import with_local_server_key, with_schema_hint
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.response import TokenUsage
@@ -66,8 +67,9 @@ class AnthropicAdapter(WireAdapter):
         client_kwargs: Mapping[str, Any] | None = None,
         structured_output: StructuredOutputMode = "native",
         settings: ModelSettings | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
-        super().__init__(settings=settings)
+        super().__init__(settings=settings, prices=prices)
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"AnthropicAdapter: model must be a non-empty string, got {model!r}")
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 from promptkit.adapters.attempts import DeadlinePassedError, send_until_deadline
 from promptkit.adapters.conversation import Message
+from promptkit.adapters.cost import DEFAULT_PRICES, PriceTable
 from promptkit.adapters.evaluation import CallArgs, CallOptions, Evaluation
 from promptkit.adapters.loop import Deadline, SendRequest, Step
 from promptkit.adapters.response import PromptResponse
@@ -167,15 +168,24 @@ class WireAdapter(ProviderAdapter):
 
     Subclasses supply the codec, the sync and async clients, and the translation of the SDK's
     exceptions; the loop, events, deadline and record are shared. `settings` apply to every
-    call unless a call overrides them.
+    call unless a call overrides them; `prices` (default `DEFAULT_PRICES`) give each
+    response's `usage.cost`.
     """
 
-    def __init__(self, *, settings: ModelSettings | None = None) -> None:
+    def __init__(
+        self, *, settings: ModelSettings | None = None, prices: PriceTable | None = None
+    ) -> None:
         if settings is not None and not isinstance(settings, ModelSettings):
             raise TypeError(
                 f"settings must be a promptkit ModelSettings, got {type(settings).__name__}"
             )
         self._settings = settings or ModelSettings()
+        self._prices = DEFAULT_PRICES if prices is None else prices
+
+    @property
+    def prices(self) -> PriceTable:
+        """The price table `PromptResponse.usage.cost` comes from."""
+        return self._prices
 
     @property
     def settings(self) -> ModelSettings:
@@ -231,6 +241,7 @@ class WireAdapter(ProviderAdapter):
                 settings=self.settings.merged(settings),
                 output_retries=output_retries,
                 deps=deps,
+                prices=self.prices,
             ),
         )
         try:
@@ -276,6 +287,7 @@ class WireAdapter(ProviderAdapter):
                 settings=self.settings.merged(settings),
                 output_retries=output_retries,
                 deps=deps,
+                prices=self.prices,
             ),
         )
         try:
@@ -326,6 +338,7 @@ class WireAdapter(ProviderAdapter):
                 settings=self.settings.merged(options.get("settings")),
                 output_retries=options.get("output_retries", 1),
                 deps=options.get("deps"),
+                prices=self.prices,
             ),
         )
 

@@ -20,6 +20,7 @@ from promptkit.adapters.conversation import (
     conversation_messages,
     keep_messages,
 )
+from promptkit.adapters.cost import DEFAULT_PRICES, PriceTable
 from promptkit.adapters.loop import (
     DEFAULT_USER_MESSAGE,
     Deadline,
@@ -73,6 +74,7 @@ class CallOptions:
     settings: ModelSettings = field(default_factory=ModelSettings)
     output_retries: int = 1
     deps: Any = None
+    prices: PriceTable = DEFAULT_PRICES
 
     def __post_init__(self) -> None:
         if isinstance(self.output_retries, bool) or not isinstance(self.output_retries, int):
@@ -198,7 +200,7 @@ class Evaluation(Generic[OutputT]):
             text=turn.text,
             output=None,
             tool_calls=tuple(tally.tool_calls),
-            usage=tally.usage,
+            usage=self.call.prices.priced(self.adapter.provider, model, tally.usage),
             model=model,
             provider=self.adapter.provider,
             messages=tuple(tally.messages),
@@ -244,6 +246,7 @@ class Evaluation(Generic[OutputT]):
                 cache_write_tokens=tally.usage.cache_write_tokens,
                 reasoning_tokens=tally.usage.reasoning_tokens,
                 finish_reason=response.finish_reason,
+                cost=response.usage.cost,
             )
         )
         return response

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
+from promptkit.adapters.cost import PriceTable
 from promptkit.adapters.local_servers import with_local_server_key, with_schema_hint
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.response import TokenUsage
@@ -73,8 +74,9 @@ class OpenAIAdapter(WireAdapter):
         client_kwargs: Mapping[str, Any] | None = None,
         structured_output: StructuredOutputMode = "native",
         settings: ModelSettings | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
-        super().__init__(settings=settings)
+        super().__init__(settings=settings, prices=prices)
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"OpenAIAdapter: model must be a non-empty string, got {model!r}")
         if api not in ("responses", "chat"):

@@ -19,6 +19,7 @@ from promptkit.prompt import ToolResult
 from promptkit.session import PromptExecuted, SessionProtocol
 
 OutputT = TypeVar("OutputT")
+N = TypeVar("N", int, float)
 
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "refusal"]
 """Why the model stopped, the same for every provider: `stop` (a complete answer), `tool_calls`
@@ -36,6 +37,8 @@ class TokenUsage:
     cached_tokens: int | None = None
     cache_write_tokens: int | None = None
     reasoning_tokens: int | None = None
+    cost: float | None = None
+    """US dollars, from the adapter's `PriceTable`; None when the model has no price there."""
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
@@ -44,9 +47,10 @@ class TokenUsage:
             cached_tokens=_add(self.cached_tokens, other.cached_tokens),
             cache_write_tokens=_add(self.cache_write_tokens, other.cache_write_tokens),
             reasoning_tokens=_add(self.reasoning_tokens, other.reasoning_tokens),
+            cost=_add(self.cost, other.cost),
         )
 
-    def to_json(self) -> dict[str, int | None]:
+    def to_json(self) -> dict[str, float | None]:
         """The counts as a JSON object (manifest metadata, logs)."""
         return {
             "input_tokens": self.input_tokens,
@@ -54,6 +58,7 @@ class TokenUsage:
             "cached_tokens": self.cached_tokens,
             "cache_write_tokens": self.cache_write_tokens,
             "reasoning_tokens": self.reasoning_tokens,
+            "cost": self.cost,
         }
 
 
@@ -67,11 +72,12 @@ def session_token_usage(session: SessionProtocol) -> TokenUsage:
             cached_tokens=executed.cached_tokens,
             cache_write_tokens=executed.cache_write_tokens,
             reasoning_tokens=executed.reasoning_tokens,
+            cost=executed.cost,
         )
     return total
 
 
-def _add(left: int | None, right: int | None) -> int | None:
+def _add(left: N | None, right: N | None) -> N | None:
     if left is None:
         return right
     if right is None:

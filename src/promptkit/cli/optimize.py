@@ -92,7 +92,9 @@ def run_optimize(args: argparse.Namespace) -> int:
         if attachment is not None:
             attachment.close()
     usage = result.response.usage
-    progress.done(len(result.response.tool_calls), usage.input_tokens, usage.output_tokens)
+    progress.done(
+        len(result.response.tool_calls), usage.input_tokens, usage.output_tokens, usage.cost
+    )
     if scope is OptimizationScope.SESSION:
         where = [
             f"session {session.session_id} of {workspace}"

@@ -22,12 +22,15 @@ import cmd
 import inspect
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self, TextIO
 
-from promptkit.adapters import PromptResponse
+from promptkit.adapters import PromptResponse, ResponseCompleted, TextDelta, WireAdapter
+from promptkit.adapters.evaluation import CallArgs
 from promptkit.adapters.loop import json_ready
+from promptkit.adapters.response import session_token_usage
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery.references import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
@@ -41,6 +44,7 @@ from promptkit.repl.report import (
     history_lines,
     resolution_lines,
     status_text,
+    total_line,
     usage_line,
 )
 from promptkit.secrets import redact_secrets
@@ -53,6 +57,8 @@ from promptkit.session import (
 )
 from promptkit.workspace.manifest import describe_workspace
 from promptkit.workspace.vfs import VfsFile, VfsMount
+
+OnText = Callable[[str], None] | None
 
 
 @dataclass(frozen=True)
@@ -293,7 +299,9 @@ class WorkspaceRepl(cmd.Cmd):
             progress.end_status()
             self._keep_session()
         usage = result.response.usage
-        progress.done(len(result.response.tool_calls), usage.input_tokens, usage.output_tokens)
+        progress.done(
+            len(result.response.tool_calls), usage.input_tokens, usage.output_tokens, usage.cost
+        )
         self.say(f"stored the {result.section_key!r} digest ({len(result.digest)} characters) in:")
         for where in self._storage_places(scope, result.section_key):
             self.say(f"  {where}")
@@ -326,14 +334,24 @@ class WorkspaceRepl(cmd.Cmd):
         if not message:
             self.fail("ask needs a message, for example: ask where are the tests?")
             return
-        response = self.evaluate(command="ask", user_message=message)
-        self.say(self.format_response(response))
+        if self._prompt.output_type is not None:
+            response = self.evaluate(command="ask", user_message=message)
+            self.say(self.format_response(response))
+            return
+        response = self.evaluate(command="ask", user_message=message, on_text=self._write_live)
+        self.say(f"\n\n({usage_line(response)})")
+
+    def _write_live(self, text: str) -> None:
+        self.stdout.write(text)
+        self.stdout.flush()
 
     def evaluate(
-        self, *params: Any, command: str, user_message: str | None = None
+        self, *params: Any, command: str, user_message: str | None = None, on_text: OnText = None
     ) -> PromptResponse[Any]:
         """Evaluate the prompt with `params`, recording it in the session; ProviderError saying
-        how to configure a model when the REPL has none. `command` names the REPL command."""
+        how to configure a model when the REPL has none. `command` names the REPL command.
+        With `on_text`, the reply is streamed and each piece of its text passed on as it
+        arrives."""
         adapter = self.setup.choice.adapter
         if adapter is None:
             raise ProviderError(
@@ -343,15 +361,17 @@ class WorkspaceRepl(cmd.Cmd):
                 " Ollama, llama.cpp); optimize, digest, overrides and history work offline"
             )
         self._refresh_workspace_copy()
+        options: CallArgs = {"overrides_store": self.setup.overrides, "user_message": user_message}
+        options["overrides_tag"] = self.setup.tag
         try:
-            return adapter.evaluate(
-                self._prompt,
-                *params,
-                session=self.session,
-                overrides_store=self.setup.overrides,
-                overrides_tag=self.setup.tag,
-                user_message=user_message,
-            )
+            if on_text is None or not isinstance(adapter, WireAdapter):
+                return adapter.evaluate(self._prompt, *params, session=self.session, **options)
+            for event in adapter.stream(self._prompt, *params, session=self.session, **options):
+                if isinstance(event, TextDelta):
+                    on_text(event.text)
+                elif isinstance(event, ResponseCompleted):
+                    return event.response
+            raise ProviderError(f"`{command}`: the reply stream ended without a response")
         finally:
             self._keep_session()
 
@@ -431,13 +451,17 @@ class WorkspaceRepl(cmd.Cmd):
     # -- history ----------------------------------------------------------------------------
 
     def do_history(self, arg: str) -> None:
-        """history: list the session's executed prompts and tool calls, with token usage."""
+        """history: list the session's executed prompts and tool calls, with token usage and
+        cost, and the session's total."""
         executed = self.session.select_all(PromptExecuted)
         calls = self.session.select_all(ToolInvoked)
         if not executed and not calls:
             self.say("no prompts executed in this session yet")
             return
-        self.say("\n".join(history_lines(executed, calls)))
+        lines = history_lines(executed, calls)
+        if executed:
+            lines.append(total_line(session_token_usage(self.session)))
+        self.say("\n".join(lines))
 
     # -- session and prompt -----------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from promptkit.repl.progress import tool_call_text
 
 if TYPE_CHECKING:
-    from promptkit.adapters import PromptResponse
+    from promptkit.adapters import PromptResponse, TokenUsage
     from promptkit.digest import DigestResolution
     from promptkit.overrides.check import EntryState
     from promptkit.prompt import SectionOverride
@@ -95,6 +95,7 @@ def usage_line(response: PromptResponse[Any]) -> str:
     return (
         f"{response.provider} {response.model}, {calls} tool call{'' if calls == 1 else 's'},"
         f" {_tokens(response.usage.input_tokens, response.usage.output_tokens)}"
+        f"{cost_text(response.usage.cost)}"
     )
 
 
@@ -118,8 +119,8 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
             f"{number}. {answer.executed_at.isoformat(timespec='seconds')}"
             f" {answer.prompt_ns}/{answer.prompt_key}: {answer.provider} {answer.model},"
             f" {len(mine)} tool call{'' if len(mine) == 1 else 's'},"
-            f" {_tokens(answer.input_tokens, answer.output_tokens, answer.cached_tokens)},"
-            f" {answer.duration_s:.2f}s"
+            f" {_tokens(answer.input_tokens, answer.output_tokens, answer.cached_tokens)}"
+            f"{cost_text(answer.cost)}, {answer.duration_s:.2f}s"
         )
         lines += [_call_line(call) for call in mine]
     if pending:
@@ -137,6 +138,19 @@ def _tokens(input_tokens: int | None, output_tokens: int | None, cached: int | N
         return "tokens not reported"
     text = f"{_count(input_tokens)} input / {_count(output_tokens)} output tokens"
     return f"{text} ({cached} cached)" if cached else text
+
+
+def cost_text(cost: float | None) -> str:
+    """`, $0.0012` for a known cost; nothing when the price table does not list the model."""
+    return "" if cost is None else f", ${cost:.4f}"
+
+
+def total_line(total: TokenUsage) -> str:
+    """The session's summed tokens and cost, for the end of `history`."""
+    return (
+        f"session total: {_tokens(total.input_tokens, total.output_tokens, total.cached_tokens)}"
+        f"{cost_text(total.cost)}"
+    )
 
 
 def _count(value: int | None) -> str:
