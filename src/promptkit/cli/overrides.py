@@ -1,8 +1,8 @@
 """`promptkit overrides ...`: the operator's commands over a `LocalPromptOverridesStore`.
 
-list, show, seed, set, edit, diff, rm and check. Prompts are found by `--prompt
-package.module:attr` or through the `promptkit.prompts` entry points; every write goes through
-the store, so the CLI checks nothing the library does not.
+list, show, seed, set, edit, diff, rm and check, and promote (in `promptkit.cli.promote`).
+Prompts are found by `--prompt package.module:attr` or through the `promptkit.prompts` entry
+points; every write goes through the store, so the CLI checks nothing the library does not.
 """
 
 from __future__ import annotations
@@ -103,6 +103,10 @@ def register(subparsers: Any) -> None:
         _check,
         prompt="many",
     )
+    # `promote` runs an evaluation first; its module owns that and is imported only here.
+    from promptkit.cli.promote import register_promote
+
+    register_promote(actions)
 
 
 # -- handlers -----------------------------------------------------------------------------------
