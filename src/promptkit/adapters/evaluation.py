@@ -38,6 +38,7 @@ from promptkit.adapters.record import (
 )
 from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.settings import ModelSettings, request_options
+from promptkit.adapters.tracing import EvaluationTrace
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.durable import write_atomically
 from promptkit.errors import (
@@ -147,6 +148,9 @@ class Evaluation(Generic[OutputT]):
         self.call = call
         self.history = call.history(session)
         self.tally = LoopTally()
+        self.trace = EvaluationTrace(
+            provider=adapter.provider, model=adapter.model, prompt_name=prompt.display_name
+        )
         self.started = time.monotonic()
         self.started_at = datetime.now(UTC)
         self.api: str | None = None
@@ -189,6 +193,8 @@ class Evaluation(Generic[OutputT]):
                 request_options=options,
                 output_retries=self.call.output_retries,
                 deps=self.call.deps,
+                settings=self.call.settings.chosen(),
+                trace=self.trace,
             ),
         )
 
@@ -281,6 +287,9 @@ class Evaluation(Generic[OutputT]):
     # -- execution record ---------------------------------------------------------------------
 
     def record_success(self, response: PromptResponse[Any]) -> None:
+        self.trace.succeeded(
+            response_model=response.model, usage=response.usage, text=response.text
+        )
         if self.output_dir is None:
             return
         document = {
@@ -314,7 +323,12 @@ class Evaluation(Generic[OutputT]):
             ),
         )
 
+    def abandon(self) -> None:
+        """The caller stopped reading a stream: nothing failed, but the run is over."""
+        self.trace.failed(GeneratorExit())
+
     def record_failure(self, error: BaseException) -> None:
+        self.trace.failed(error)
         output_dir = self.output_dir
         if output_dir is None:
             return

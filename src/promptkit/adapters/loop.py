@@ -22,6 +22,7 @@ from pydantic_core import to_jsonable_python
 
 from promptkit.adapters.conversation import Message, MessageToolCall, arguments_text, wire_items
 from promptkit.adapters.response import TokenUsage, ToolCallRecord
+from promptkit.adapters.tracing import EvaluationTrace
 from promptkit.adapters.wire import ModelTurn, RequestedToolCall, ToolReply, WireCodec
 from promptkit.errors import (
     OutputParseError,
@@ -145,8 +146,15 @@ class LoopOptions:
 
     history: tuple[Message, ...] = ()
     request_options: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """The chosen `ModelSettings` fields by name, for the request spans."""
     output_retries: int = 1
     deps: Any = None
+    trace: EvaluationTrace = field(
+        default_factory=lambda: EvaluationTrace(
+            provider="", model="", prompt_name="", enabled=False
+        )
+    )
 
 
 def tool_loop(
@@ -174,13 +182,18 @@ def tool_loop(
     conversation = conversation.with_history(wire_items(codec.api, options.history))
     conversation = conversation.with_options(options.request_options)
     tally.messages.extend([*options.history, Message.user(user_message)])
+    options.trace.user_turn(user_message)
     rounds = 0
     retries_left = options.output_retries
     while True:
         deadline.check(f"request {tally.requests + 1}")
         tally.requests += 1
-        response = yield SendRequest(conversation.request(), tally.requests)
-        turn = response if isinstance(response, ModelTurn) else codec.read(response)
+        with options.trace.request(options.settings) as request_span:
+            response = yield SendRequest(conversation.request(), tally.requests)
+            turn = response if isinstance(response, ModelTurn) else codec.read(response)
+            request_span.replied(
+                model=turn.model, usage=turn.usage, finish_reason=turn.finish_reason
+            )
         tally.usage += turn.usage
         tally.reported_model = turn.model or tally.reported_model
         tally.messages.append(_assistant_message(turn))
@@ -222,12 +235,14 @@ def tool_loop(
         replies: list[ToolReply] = []
         for call in turn.tool_calls:
             deadline.check(f"tool call {call.name!r}")
-            executed: ExecutedCall = yield RunTool(
-                partial(execute_tool_call, rendered, call, deadline, session, options.deps),
-                partial(aexecute_tool_call, rendered, call, deadline, session, options.deps),
-                call,
-            )
-            record = executed.record
+            with options.trace.tool_call(call.name, call.call_id, call.arguments) as tool_span:
+                executed: ExecutedCall = yield RunTool(
+                    partial(execute_tool_call, rendered, call, deadline, session, options.deps),
+                    partial(aexecute_tool_call, rendered, call, deadline, session, options.deps),
+                    call,
+                )
+                record = executed.record
+                tool_span.finished(result=record.result.message, success=record.success)
             session.dispatch(
                 ToolInvoked(
                     prompt_ns=rendered.ns,

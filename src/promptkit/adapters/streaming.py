@@ -103,7 +103,8 @@ def stream_evaluation(
         turn = yield from _drive(adapter, steps, codec, client, run.deadline)
         response = run.finish(rendered, turn)
     except GeneratorExit:
-        raise  # the caller stopped reading; nothing failed
+        run.abandon()  # the caller stopped reading; nothing failed
+        raise
     except BaseException as error:
         run.record_failure(error)
         raise
@@ -269,6 +270,7 @@ async def astream_evaluation(
             steps.close()
         response = run.finish(rendered, turn)
     except GeneratorExit:
+        run.abandon()
         raise
     except BaseException as error:
         run.record_failure(error)
