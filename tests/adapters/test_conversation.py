@@ -4,10 +4,12 @@ format, and a session conversation keeps its turns across evaluations and a rest
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
 from promptkit.adapters import Message, conversation_messages
+from promptkit.errors import SessionError
 from promptkit.session import Session, SessionStore
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 
@@ -124,3 +126,30 @@ def test_conversations_of_one_session_are_kept_apart(
         Message.user("b"),
         Message.assistant("two"),
     )
+
+
+def test_messages_that_are_not_message_values_are_refused_before_any_request(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    with pytest.raises(TypeError, match="sequence of promptkit Message values"):
+        make_adapter().evaluate(
+            PROMPT, session=Session(), messages=[{"role": "user", "content": "hi"}]
+        )
+
+    assert server.request_count == 0
+
+
+def test_a_conversation_name_that_breaks_the_key_rule_is_refused(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    with pytest.raises(SessionError, match="conversation name"):
+        make_adapter().evaluate(PROMPT, session=Session(), conversation="../escape")
+
+    assert server.request_count == 0
+
+
+def test_messages_and_conversation_together_are_refused(make_adapter) -> None:
+    with pytest.raises(ValueError, match="not both"):
+        make_adapter().evaluate(
+            PROMPT, session=Session(), messages=[Message.user("a")], conversation="main"
+        )

@@ -1,6 +1,7 @@
 """OpenTelemetry spans of an evaluation, following the GenAI semantic conventions.
 
-One `invoke_agent {prompt}` span per evaluation, a `chat {model}` span per provider request
+One `invoke_agent {prompt}` span per evaluation (under an `optimize {prompt}` span when it
+writes a workspace digest), a `chat {model}` span per provider request
 (model asked for and answering, token usage, finish reason) and an `execute_tool {name}` span
 per tool call, children of the evaluation's. Only `opentelemetry-api` is used, imported when an
 evaluation starts: until the application installs and configures an SDK the API hands out
@@ -184,6 +185,41 @@ class ToolSpan:
         if not success:
             self._span.set_attribute("error.type", "tool_error")
             self._span.set_status(self._trace.Status(self._trace.StatusCode.ERROR))
+
+
+class OptimizeTrace:
+    """The `optimize {prompt}` span around one optimization. It is the current span while the
+    optimization runs (a plain call on one thread), so the evaluation that writes the digest
+    nests under it."""
+
+    def __init__(self, *, provider: str, model: str, prompt_name: str) -> None:
+        self._span: Any = None
+        self._token: Any = None
+        try:
+            from opentelemetry import context, trace
+        except ImportError:
+            return
+        self._trace, self._context = trace, context
+        self._span = trace.get_tracer(_TRACER_NAME).start_span(
+            f"optimize {prompt_name}",
+            attributes={
+                "gen_ai.operation.name": "optimize",
+                "gen_ai.agent.name": prompt_name,
+                "gen_ai.provider.name": provider,
+                "gen_ai.request.model": model,
+            },
+        )
+        self._token = context.attach(trace.set_span_in_context(self._span))
+
+    def end(self, error: BaseException | None = None) -> None:
+        """End the span, as failed with `error` when given."""
+        if self._span is None:
+            return
+        if error is not None:
+            _fail(self._trace, self._span, error)
+        self._context.detach(self._token)
+        self._span.end()
+        self._span = None
 
 
 def _set_usage(span: Any, usage: Any) -> None:

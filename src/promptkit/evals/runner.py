@@ -273,5 +273,5 @@ def _usage_of_failure(error: BaseException) -> TokenUsage | None:
 
 
 def _cost_of(usage: TokenUsage | None) -> float | None:
-    # Cost arrives with `Usage.cost` (issue 16); until then a run reports tokens only.
-    return None
+    # The adapter prices usage from its price table; None for a model the table does not list.
+    return None if usage is None else usage.cost

@@ -57,7 +57,7 @@ class Progress:
             else ""
         )
         if cost is not None:
-            tokens += f", ${cost:.4f}"
+            tokens += f", ${cost:.6f}"
         self._write(f"[{self._elapsed()}] done: {tool_calls} tool calls{tokens}\n")
 
     def end_status(self) -> None:

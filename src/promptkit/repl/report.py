@@ -142,7 +142,12 @@ def _tokens(input_tokens: int | None, output_tokens: int | None, cached: int | N
 
 def cost_text(cost: float | None) -> str:
     """`, $0.0012` for a known cost; nothing when the price table does not list the model."""
-    return "" if cost is None else f", ${cost:.4f}"
+    return "" if cost is None else f", {dollars(cost)}"
+
+
+def dollars(cost: float) -> str:
+    """`cost` in dollars, with the digits a small amount needs (`$0.000012`, `$1.2345`)."""
+    return f"${cost:.6f}" if cost < 0.01 else f"${cost:.4f}"
 
 
 def total_line(total: TokenUsage) -> str:
