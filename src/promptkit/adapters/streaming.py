@@ -17,7 +17,7 @@ import asyncio
 import contextvars
 import queue
 import threading
-from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
@@ -27,7 +27,7 @@ from promptkit.adapters.loop import Deadline, SendRequest, Step
 from promptkit.adapters.response import PromptResponse, TokenUsage, ToolCallRecord
 from promptkit.adapters.stream_wire import StreamDecoder, StreamWire, stream_wire_for
 from promptkit.adapters.wire import ModelTurn, WireCodec
-from promptkit.errors import PromptkitError
+from promptkit.errors import PromptkitError, ProviderError
 from promptkit.prompt import OverridesLookup
 
 if TYPE_CHECKING:
@@ -78,6 +78,19 @@ class ResponseCompleted(Generic[OutputT]):
 StreamEvent: TypeAlias = (
     TextDelta | UsageReported | ToolCallStarted | ToolCallFinished | ResponseCompleted[OutputT]
 )
+
+
+def response_of(
+    events: Iterable[StreamEvent[OutputT]], *, on_text: Callable[[str], None]
+) -> PromptResponse[OutputT]:
+    """Read `events` to the end, handing each piece of reply text to `on_text` as it arrives
+    (print it, for example); return the final `PromptResponse`."""
+    for event in events:
+        if isinstance(event, TextDelta):
+            on_text(event.text)
+        elif isinstance(event, ResponseCompleted):
+            return event.response
+    raise ProviderError("the event stream ended without a ResponseCompleted event")
 
 
 class _StreamDeadlineError(Exception):

@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self, TextIO
 
-from promptkit.adapters import PromptResponse, ResponseCompleted, TextDelta, WireAdapter
+from promptkit.adapters import PromptResponse, WireAdapter
 from promptkit.adapters.evaluation import CallArgs
 from promptkit.adapters.loop import json_ready
 from promptkit.adapters.response import session_token_usage
+from promptkit.adapters.streaming import response_of
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery.references import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
@@ -340,12 +341,10 @@ class WorkspaceRepl(cmd.Cmd):
         if not message:
             self.fail("ask needs a message, for example: ask where are the tests?")
             return
-        if self._prompt.output_type is not None:
-            response = self.evaluate(command="ask", user_message=message)
-            self.say(self.format_response(response))
-            return
-        response = self.evaluate(command="ask", user_message=message, on_text=self._write_live)
-        self.say(f"\n\n({usage_line(response)})")
+        live = self._prompt.output_type is None  # a text answer is printed as it arrives
+        on_text = self._write_live if live else None
+        response = self.evaluate(command="ask", user_message=message, on_text=on_text)
+        self.say(f"\n\n({usage_line(response)})" if live else self.format_response(response))
 
     def _write_live(self, text: str) -> None:
         self.stdout.write(text)
@@ -372,12 +371,8 @@ class WorkspaceRepl(cmd.Cmd):
         try:
             if on_text is None or not isinstance(adapter, WireAdapter):
                 return adapter.evaluate(self._prompt, *params, session=self.session, **options)
-            for event in adapter.stream(self._prompt, *params, session=self.session, **options):
-                if isinstance(event, TextDelta):
-                    on_text(event.text)
-                elif isinstance(event, ResponseCompleted):
-                    return event.response
-            raise ProviderError(f"`{command}`: the reply stream ended without a response")
+            events = adapter.stream(self._prompt, *params, session=self.session, **options)
+            return response_of(events, on_text=on_text)
         finally:
             self._keep_session()
 
