@@ -1,7 +1,7 @@
 """The tool loop, written once for every provider, sync and async alike.
 
 `tool_loop` is a generator that never does I/O itself: it yields a `SendRequest` when it needs the
-model's next reply and a `RunTool` when a tool must run, and is sent back the SDK response or the
+model's next reply and a `RunTool` when a tool must run, and is sent back the `WireReply` or the
 executed call. `ProviderAdapter.evaluate` drives it with blocking calls, `aevaluate` with awaited
 ones; the decisions (which tool, what goes back, when to stop, what the session records) live
 here only. `Deadline` is the one clock every step checks.
@@ -23,7 +23,13 @@ from pydantic_core import to_jsonable_python
 from promptkit.adapters.conversation import Message, MessageToolCall, arguments_text, wire_items
 from promptkit.adapters.response import TokenUsage, ToolCallRecord
 from promptkit.adapters.tracing import EvaluationTrace
-from promptkit.adapters.wire import ModelTurn, RequestedToolCall, ToolReply, WireCodec
+from promptkit.adapters.wire import (
+    ModelTurn,
+    RequestedToolCall,
+    ToolReply,
+    WireCodec,
+    read_turn,
+)
 from promptkit.errors import (
     OutputParseError,
     ProviderTimeoutError,
@@ -189,8 +195,8 @@ def tool_loop(
         deadline.check(f"request {tally.requests + 1}")
         tally.requests += 1
         with options.trace.request(options.settings) as request_span:
-            response = yield SendRequest(conversation.request(), tally.requests)
-            turn = response if isinstance(response, ModelTurn) else codec.read(response)
+            reply = yield SendRequest(conversation.request(), tally.requests)
+            turn = reply if isinstance(reply, ModelTurn) else read_turn(codec, reply)
             request_span.replied(
                 model=turn.model, usage=turn.usage, finish_reason=turn.finish_reason
             )
