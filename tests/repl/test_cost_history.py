@@ -26,4 +26,4 @@ def test_history_shows_each_answers_cost_and_the_session_total(
     assert completed.returncode == 0, completed.stderr
     # 900 input tokens at $0.40 and 120 output tokens at $1.60 per million.
     assert "900 input / 120 output tokens, $0.000552" in completed.stdout
-    assert "session total: 900 input / 120 output tokens, $0.000552" in completed.stdout
+    assert "total: 900 input / 120 output tokens, $0.000552" in completed.stdout

@@ -31,7 +31,6 @@ from typing import Any, Self, TextIO
 from promptkit.adapters import PromptResponse, WireAdapter
 from promptkit.adapters.evaluation import CallArgs
 from promptkit.adapters.loop import json_ready
-from promptkit.adapters.response import session_token_usage
 from promptkit.adapters.streaming import response_of
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery.references import PromptSource, bind_prompt
@@ -47,7 +46,6 @@ from promptkit.repl.report import (
     history_lines,
     resolution_lines,
     status_text,
-    total_line,
     usage_line,
 )
 from promptkit.secrets import redact_secrets
@@ -453,16 +451,13 @@ class WorkspaceRepl(cmd.Cmd):
 
     def do_history(self, arg: str) -> None:
         """history: list the session's executed prompts and tool calls, with token usage and
-        cost, and the session's total."""
+        cost, then the session's total."""
         executed = self.session.select_all(PromptExecuted)
         calls = self.session.select_all(ToolInvoked)
         if not executed and not calls:
             self.say("no prompts executed in this session yet")
             return
-        lines = history_lines(executed, calls)
-        if executed:
-            lines.append(total_line(session_token_usage(self.session)))
-        self.say("\n".join(lines))
+        self.say("\n".join(history_lines(executed, calls)))
 
     # -- session and prompt -----------------------------------------------------------------
 

@@ -103,8 +103,13 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
     """Each executed prompt with the tool calls made for it, oldest first.
 
     A tool call belongs to the next answer of the same prompt; calls with no answer after them
-    (an evaluation that failed) are listed last.
+    (an evaluation that failed) are listed last. The last line totals the tokens of every
+    answer, cache writes and reasoning included.
     """
+    # Loaded on use, as the other adapter names here: the report module stays light to import.
+    from promptkit.adapters.response import executed_token_usage
+
+    executed = tuple(executed)
     pending = sorted(calls, key=lambda call: call.invoked_at)
     lines: list[str] = []
     for number, answer in enumerate(sorted(executed, key=lambda e: e.executed_at), start=1):
@@ -126,7 +131,24 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
     if pending:
         lines.append("tool calls of evaluations that did not finish:")
         lines += [_call_line(call) for call in pending]
+    if executed:
+        total = executed_token_usage(executed)
+        lines.append(f"total: {_total_text(total)}{cost_text(total.cost)}")
     return lines
+
+
+def _total_text(usage: TokenUsage) -> str:
+    text = _tokens(usage.input_tokens, usage.output_tokens)
+    extra = [
+        f"{count} {what}"
+        for count, what in (
+            (usage.cached_tokens, "cached"),
+            (usage.cache_write_tokens, "written to the cache"),
+            (usage.reasoning_tokens, "reasoning"),
+        )
+        if count
+    ]
+    return f"{text} ({', '.join(extra)})" if extra else text
 
 
 def _call_line(call: ToolInvoked) -> str:
@@ -148,14 +170,6 @@ def cost_text(cost: float | None) -> str:
 def dollars(cost: float) -> str:
     """`cost` in dollars, with the digits a small amount needs (`$0.000012`, `$1.2345`)."""
     return f"${cost:.6f}" if cost < 0.01 else f"${cost:.4f}"
-
-
-def total_line(total: TokenUsage) -> str:
-    """The session's summed tokens and cost, for the end of `history`."""
-    return (
-        f"session total: {_tokens(total.input_tokens, total.output_tokens, total.cached_tokens)}"
-        f"{cost_text(total.cost)}"
-    )
 
 
 def _count(value: int | None) -> str:
