@@ -63,7 +63,7 @@ def test_a_hard_link_is_refused_when_read(tmp_path: Path) -> None:
     root.mkdir()
     os.link(tmp_path / "outside.txt", root / "linked.txt")
 
-    with pytest.raises(WorkspaceError, match="linked.txt in workspace .* is a hard link"):
+    with pytest.raises(WorkspaceError, match=r"linked\.txt in workspace .* is a hard link"):
         read_workspace_bytes(root, "linked.txt", limit=1000)
 
 
