@@ -17,6 +17,17 @@ if TYPE_CHECKING:
         ProviderAdapter as ProviderAdapter,
         WireAdapter as WireAdapter,
     )
+    from promptkit.adapters.conversation import (
+        ConversationMessage as ConversationMessage,
+        Message as Message,
+        MessageToolCall as MessageToolCall,
+        conversation_messages as conversation_messages,
+    )
+    from promptkit.adapters.cost import (
+        DEFAULT_PRICES as DEFAULT_PRICES,
+        ModelPrice as ModelPrice,
+        PriceTable as PriceTable,
+    )
     from promptkit.adapters.loop import DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE
     from promptkit.adapters.openai import OpenAIAdapter as OpenAIAdapter
     from promptkit.adapters.record import (
@@ -32,6 +43,18 @@ if TYPE_CHECKING:
         AdapterChoice as AdapterChoice,
         choose_adapter as choose_adapter,
         model_configured as model_configured,
+    )
+    from promptkit.adapters.settings import (
+        ModelSettings as ModelSettings,
+        UnsupportedSettingError as UnsupportedSettingError,
+    )
+    from promptkit.adapters.streaming import (
+        ResponseCompleted as ResponseCompleted,
+        StreamEvent as StreamEvent,
+        TextDelta as TextDelta,
+        ToolCallFinished as ToolCallFinished,
+        ToolCallStarted as ToolCallStarted,
+        UsageReported as UsageReported,
     )
     from promptkit.adapters.wire import (
         ModelTurn as ModelTurn,

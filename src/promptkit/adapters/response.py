@@ -10,14 +10,17 @@ exclude them (`cached_tokens` is its `cache_read_input_tokens`, `cache_write_tok
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
 
+from promptkit.adapters.conversation import Message
 from promptkit.prompt import ToolResult
 from promptkit.session import PromptExecuted, SessionProtocol
 
 OutputT = TypeVar("OutputT")
+N = TypeVar("N", int, float)
 
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "refusal"]
 """Why the model stopped, the same for every provider: `stop` (a complete answer), `tool_calls`
@@ -35,6 +38,8 @@ class TokenUsage:
     cached_tokens: int | None = None
     cache_write_tokens: int | None = None
     reasoning_tokens: int | None = None
+    cost: float | None = None
+    """US dollars, from the adapter's `PriceTable`; None when the model has no price there."""
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
@@ -43,9 +48,10 @@ class TokenUsage:
             cached_tokens=_add(self.cached_tokens, other.cached_tokens),
             cache_write_tokens=_add(self.cache_write_tokens, other.cache_write_tokens),
             reasoning_tokens=_add(self.reasoning_tokens, other.reasoning_tokens),
+            cost=_add(self.cost, other.cost),
         )
 
-    def to_json(self) -> dict[str, int | None]:
+    def to_json(self) -> dict[str, float | None]:
         """The counts as a JSON object (manifest metadata, logs)."""
         return {
             "input_tokens": self.input_tokens,
@@ -53,24 +59,31 @@ class TokenUsage:
             "cached_tokens": self.cached_tokens,
             "cache_write_tokens": self.cache_write_tokens,
             "reasoning_tokens": self.reasoning_tokens,
+            "cost": self.cost,
         }
 
 
 def session_token_usage(session: SessionProtocol) -> TokenUsage:
     """Every token the evaluations recorded in `session` reported, added up."""
+    return executed_token_usage(session.select_all(PromptExecuted))
+
+
+def executed_token_usage(events: Iterable[PromptExecuted]) -> TokenUsage:
+    """The token counts of `events` added up."""
     total = TokenUsage()
-    for executed in session.select_all(PromptExecuted):
+    for executed in events:
         total += TokenUsage(
             input_tokens=executed.input_tokens,
             output_tokens=executed.output_tokens,
             cached_tokens=executed.cached_tokens,
             cache_write_tokens=executed.cache_write_tokens,
             reasoning_tokens=executed.reasoning_tokens,
+            cost=executed.cost,
         )
     return total
 
 
-def _add(left: int | None, right: int | None) -> int | None:
+def _add(left: N | None, right: N | None) -> N | None:
     if left is None:
         return right
     if right is None:
@@ -91,7 +104,8 @@ class ToolCallRecord:
     call_id: str
     params: Any
     result: ToolResult
-    duration: timedelta
+    # Two runs that made the same call are equal however long the handler took.
+    duration: timedelta = field(compare=False)
 
     @property
     def success(self) -> bool:
@@ -102,8 +116,9 @@ class ToolCallRecord:
 @dataclass(frozen=True)
 class PromptResponse(Generic[OutputT]):
     """The outcome of one `evaluate`: final text, parsed output, the tool calls in the order they
-    ran, summed token usage, who answered, why the last reply ended (`finish_reason`) and, when
-    the model declined, its explanation (`refusal`).
+    ran, token usage summed over every request (output retries included), who answered, why the
+    last reply ended (`finish_reason`), when the model declined its explanation (`refusal`), and
+    the conversation (`messages`).
 
     `output` is typed from the prompt: a `Prompt[Review]` answers a `Review` (a reply that does
     not parse raises `OutputParseError` instead), a prompt without output type answers None.
@@ -118,6 +133,9 @@ class PromptResponse(Generic[OutputT]):
     provider: str
     finish_reason: FinishReason = "stop"
     refusal: str | None = None
+    messages: tuple[Message, ...] = ()
+    """The whole conversation after this evaluation: the earlier turns it was given, then its
+    user turn, tool calls, tool results and answer. Pass it as `messages=` to continue."""
 
     @property
     def is_truncated(self) -> bool:

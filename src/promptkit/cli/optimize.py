@@ -83,7 +83,9 @@ def run_optimize(args: argparse.Namespace) -> int:
     bound = bind_workspace(
         args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
     )
-    choice = choose_digest_writer(args.provider, model=args.model, base_url=args.base_url)
+    choice = choose_digest_writer(
+        args.provider, model=args.model, base_url=args.base_url, api=args.api
+    )
     scope = OptimizationScope(args.scope)
     prompt, session, workspace = bound.prompt, bound.session, bound.workspace
     progress = Progress(sys.stderr, live=sys.stderr.isatty())
@@ -118,7 +120,9 @@ def run_optimize(args: argparse.Namespace) -> int:
         if attachment is not None:
             attachment.close()
     usage = result.response.usage
-    progress.done(len(result.response.tool_calls), usage.input_tokens, usage.output_tokens)
+    progress.done(
+        len(result.response.tool_calls), usage.input_tokens, usage.output_tokens, usage.cost
+    )
     if scope is OptimizationScope.SESSION:
         session_dir = bound.sessions.session_dir(workspace, session.session_id)
         stored_in = [str(session_dir)]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from promptkit.repl.progress import tool_call_text
 
 if TYPE_CHECKING:
-    from promptkit.adapters import PromptResponse
+    from promptkit.adapters import PromptResponse, TokenUsage
     from promptkit.digest import DigestResolution
     from promptkit.overrides.check import EntryState
     from promptkit.prompt import SectionOverride
@@ -95,6 +95,7 @@ def usage_line(response: PromptResponse[Any]) -> str:
     return (
         f"{response.provider} {response.model}, {calls} tool call{'' if calls == 1 else 's'},"
         f" {_tokens(response.usage.input_tokens, response.usage.output_tokens)}"
+        f"{cost_text(response.usage.cost)}"
     )
 
 
@@ -102,8 +103,13 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
     """Each executed prompt with the tool calls made for it, oldest first.
 
     A tool call belongs to the next answer of the same prompt; calls with no answer after them
-    (an evaluation that failed) are listed last.
+    (an evaluation that failed) are listed last. The last line totals the tokens of every
+    answer, cache writes and reasoning included.
     """
+    # Loaded on use, as the other adapter names here: the report module stays light to import.
+    from promptkit.adapters.response import executed_token_usage
+
+    executed = tuple(executed)
     pending = sorted(calls, key=lambda call: call.invoked_at)
     lines: list[str] = []
     for number, answer in enumerate(sorted(executed, key=lambda e: e.executed_at), start=1):
@@ -118,14 +124,31 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
             f"{number}. {answer.executed_at.isoformat(timespec='seconds')}"
             f" {answer.prompt_ns}/{answer.prompt_key}: {answer.provider} {answer.model},"
             f" {len(mine)} tool call{'' if len(mine) == 1 else 's'},"
-            f" {_tokens(answer.input_tokens, answer.output_tokens, answer.cached_tokens)},"
-            f" {answer.duration_s:.2f}s"
+            f" {_tokens(answer.input_tokens, answer.output_tokens, answer.cached_tokens)}"
+            f"{cost_text(answer.cost)}, {answer.duration_s:.2f}s"
         )
         lines += [_call_line(call) for call in mine]
     if pending:
         lines.append("tool calls of evaluations that did not finish:")
         lines += [_call_line(call) for call in pending]
+    if executed:
+        total = executed_token_usage(executed)
+        lines.append(f"total: {_total_text(total)}{cost_text(total.cost)}")
     return lines
+
+
+def _total_text(usage: TokenUsage) -> str:
+    text = _tokens(usage.input_tokens, usage.output_tokens)
+    extra = [
+        f"{count} {what}"
+        for count, what in (
+            (usage.cached_tokens, "cached"),
+            (usage.cache_write_tokens, "written to the cache"),
+            (usage.reasoning_tokens, "reasoning"),
+        )
+        if count
+    ]
+    return f"{text} ({', '.join(extra)})" if extra else text
 
 
 def _call_line(call: ToolInvoked) -> str:
@@ -137,6 +160,16 @@ def _tokens(input_tokens: int | None, output_tokens: int | None, cached: int | N
         return "tokens not reported"
     text = f"{_count(input_tokens)} input / {_count(output_tokens)} output tokens"
     return f"{text} ({cached} cached)" if cached else text
+
+
+def cost_text(cost: float | None) -> str:
+    """`, $0.0012` for a known cost; nothing when the price table does not list the model."""
+    return "" if cost is None else f", {dollars(cost)}"
+
+
+def dollars(cost: float) -> str:
+    """`cost` in dollars, with the digits a small amount needs (`$0.000012`, `$1.2345`)."""
+    return f"${cost:.6f}" if cost < 0.01 else f"${cost:.4f}"
 
 
 def _count(value: int | None) -> str:
