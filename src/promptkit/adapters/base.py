@@ -32,7 +32,12 @@ from promptkit.adapters.settings import ModelSettings
 from promptkit.adapters.streaming import StreamEvent, astream_evaluation, stream_evaluation
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.clock import SYSTEM_CLOCK, Clock
-from promptkit.errors import PromptkitError, ProviderConnectionError, ProviderTimeoutError
+from promptkit.errors import (
+    ArgumentTypeError,
+    PromptkitError,
+    ProviderConnectionError,
+    ProviderTimeoutError,
+)
 from promptkit.prompt import OverridesLookup, Prompt
 from promptkit.session import Session, SessionProtocol
 
@@ -190,7 +195,7 @@ class WireAdapter(ProviderAdapter):
         self, *, settings: ModelSettings | None = None, prices: PriceTable | None = None
     ) -> None:
         if settings is not None and not isinstance(settings, ModelSettings):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"settings must be a promptkit ModelSettings, got {type(settings).__name__}"
             )
         self._settings = settings or ModelSettings()

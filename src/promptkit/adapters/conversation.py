@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from promptkit.errors import SessionError
+from promptkit.errors import ArgumentTypeError, ArgumentValueError, SessionError
 from promptkit.names import require_key
 from promptkit.session import Session, register_slice_type
 
@@ -52,11 +52,13 @@ class Message:
 
     def __post_init__(self) -> None:
         if self.role not in _ROLES:
-            raise ValueError(f"Message.role must be user, assistant or tool, got {self.role!r}")
+            raise ArgumentValueError(
+                f"Message.role must be user, assistant or tool, got {self.role!r}"
+            )
         if self.role == "tool" and not self.call_id:
-            raise ValueError("a tool Message needs the call_id of the call it answers")
+            raise ArgumentValueError("a tool Message needs the call_id of the call it answers")
         if self.tool_calls and self.role != "assistant":
-            raise ValueError("only an assistant Message carries tool_calls")
+            raise ArgumentValueError("only an assistant Message carries tool_calls")
 
     @classmethod
     def user(cls, text: str) -> Message:
@@ -79,7 +81,7 @@ def check_messages(messages: Sequence[Message] | None) -> tuple[Message, ...]:
     if messages is None:
         return ()
     if isinstance(messages, str | bytes) or not all(isinstance(m, Message) for m in messages):
-        raise TypeError(
+        raise ArgumentTypeError(
             "messages must be a sequence of promptkit Message values (for example the"
             " `messages` of an earlier PromptResponse)"
         )

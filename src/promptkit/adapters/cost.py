@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from promptkit.errors import ArgumentValueError
+
 if TYPE_CHECKING:
     from promptkit.adapters.response import TokenUsage
 
@@ -38,9 +40,9 @@ class ModelPrice:
             if value is None and name in ("cached_input", "cache_write"):
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"ModelPrice.{name} must be a number, got {value!r}")
+                raise ArgumentValueError(f"ModelPrice.{name} must be a number, got {value!r}")
             if not (math.isfinite(value) and value >= 0):
-                raise ValueError(f"ModelPrice.{name} must be 0 or more, got {value!r}")
+                raise ArgumentValueError(f"ModelPrice.{name} must be 0 or more, got {value!r}")
 
 
 @dataclass(frozen=True)

@@ -80,16 +80,16 @@ class CallOptions:
 
     def __post_init__(self) -> None:
         if isinstance(self.output_retries, bool) or not isinstance(self.output_retries, int):
-            raise TypeError(f"output_retries must be an int, got {self.output_retries!r}")
+            raise ArgumentTypeError(f"output_retries must be an int, got {self.output_retries!r}")
         if self.output_retries < 0:
-            raise ValueError(f"output_retries must be 0 or more, got {self.output_retries}")
+            raise ArgumentValueError(f"output_retries must be 0 or more, got {self.output_retries}")
         if self.messages is not None and self.conversation is not None:
-            raise ValueError(
+            raise ArgumentValueError(
                 "pass messages= or conversation=, not both: a session conversation already"
                 " holds its earlier turns"
             )
         if not isinstance(self.settings, ModelSettings):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"settings must be a promptkit ModelSettings, got {type(self.settings).__name__}"
             )
         object.__setattr__(self, "messages", check_messages(self.messages))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args
 
-from promptkit.errors import PromptkitError
+from promptkit.errors import ArgumentValueError, PromptkitError
 
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 
@@ -47,7 +47,7 @@ class ModelSettings:
         if self.max_output_tokens is not None and (
             not _is_int(self.max_output_tokens) or self.max_output_tokens < 1
         ):
-            raise ValueError(
+            raise ArgumentValueError(
                 f"ModelSettings.max_output_tokens must be an int >= 1, got"
                 f" {self.max_output_tokens!r}"
             )
@@ -55,22 +55,22 @@ class ModelSettings:
             if isinstance(self.stop_sequences, str) or not all(
                 isinstance(stop, str) and stop for stop in self.stop_sequences
             ):
-                raise ValueError(
+                raise ArgumentValueError(
                     "ModelSettings.stop_sequences must be a tuple of non-empty strings, got"
                     f" {self.stop_sequences!r}"
                 )
             object.__setattr__(self, "stop_sequences", tuple(self.stop_sequences))
         if self.seed is not None and not _is_int(self.seed):
-            raise ValueError(f"ModelSettings.seed must be an int, got {self.seed!r}")
+            raise ArgumentValueError(f"ModelSettings.seed must be an int, got {self.seed!r}")
         if self.reasoning_effort is not None and self.reasoning_effort not in get_args(
             ReasoningEffort
         ):
-            raise ValueError(
+            raise ArgumentValueError(
                 f"ModelSettings.reasoning_effort must be one of"
                 f" {', '.join(get_args(ReasoningEffort))}, got {self.reasoning_effort!r}"
             )
         if self.parallel_tool_calls is not None and not isinstance(self.parallel_tool_calls, bool):
-            raise ValueError(
+            raise ArgumentValueError(
                 f"ModelSettings.parallel_tool_calls must be a bool, got"
                 f" {self.parallel_tool_calls!r}"
             )
@@ -108,7 +108,7 @@ def _check_number(name: str, value: float | None, *, low: float, high: float) ->
         or not math.isfinite(value)
         or not low <= value <= high
     ):
-        raise ValueError(f"ModelSettings.{name} must be a number from {low:g} to {high:g}")
+        raise ArgumentValueError(f"ModelSettings.{name} must be a number from {low:g} to {high:g}")
 
 
 # -- per wire API -------------------------------------------------------------------------------
