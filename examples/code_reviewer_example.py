@@ -38,8 +38,10 @@ from promptkit import (
     VfsWorkspaceSection,
     WorkspaceDigestSection,
 )
-from promptkit.cli.workspace_repl import WorkspaceRepl, add_repl_arguments, run_repl, usage_line
+from promptkit.cli.options import add_repl_arguments
+from promptkit.cli.repl import run_repl
 from promptkit.logging import configure
+from promptkit.repl import WorkspaceRepl, usage_line
 
 Severity = Literal["critical", "major", "minor"]
 

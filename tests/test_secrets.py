@@ -13,6 +13,15 @@ from hypothesis import given, settings, strategies as st
 
 from promptkit.secrets import SecretFinding, find_secrets, redact_secrets
 
+from .credentials import PLANTED, Planted, leaked_values, planted_file_text
+
+# Shapes that are ordinary text without the name, flag or URL around them.
+_NEEDS_A_NAME = frozenset(
+    {"aws-secret", "url-password", "basic-auth", "bearer", "lowercase-auth-flag"}
+    | {"url-path-token", "url-query-token", "password-assignment", "generic-secret-json"}
+    | {"slack-webhook", "telegram-bot-url", "azure-storage", "private-key", "pem-body-line"}
+)
+
 FAKE_CREDENTIALS = {
     "openai-api-key": "sk-Fake0123456789abcdefGHIJKLMNOPqrstuv",
     "openai-project-key": "sk-proj-Fake0123456789abcdefGHIJKLMNOPqrstuv",
@@ -332,3 +341,26 @@ def test_short_password_is_redacted_and_only_it() -> None:
 )
 def test_placeholders_references_and_annotations_of_passwords_are_not_secrets(text: str) -> None:
     assert find_secrets(text) == []
+
+
+# -- the planted corpus ---------------------------------------------------------------------------
+
+
+def test_the_planted_corpus_holds_at_least_35_distinct_shapes() -> None:
+    assert len({planted.shape for planted in PLANTED}) >= 35
+
+
+@pytest.mark.parametrize("planted", PLANTED, ids=lambda planted: planted.shape)
+def test_each_planted_credential_is_redacted_where_it_is_written(planted: Planted) -> None:
+    assert planted.value not in redact_secrets(planted.line)
+
+
+@pytest.mark.parametrize("planted", PLANTED, ids=lambda planted: planted.shape)
+def test_each_planted_credential_is_redacted_without_its_line(planted: Planted) -> None:
+    if planted.shape in _NEEDS_A_NAME:
+        pytest.skip("this shape is only a credential with a name or URL around it")
+    assert planted.value not in redact_secrets(f"value {planted.value} here")
+
+
+def test_the_whole_planted_file_keeps_none_of_its_values() -> None:
+    assert leaked_values(redact_secrets(planted_file_text())) == []

@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
             "ToolValidationError",
             "SessionError",
             "SessionCorruptError",
+            "SessionStaleError",
             "OverridesError",
             "WorkspaceError",
             "WorkspaceUnavailableError",
@@ -33,6 +34,10 @@ _EXPORTS: dict[str, str] = {
             "ProviderBadRequestError",
             "ProviderServerError",
             "ProviderConnectionError",
+            "ProviderMalformedReplyError",
+            "ModelOutputError",
+            "OutputTruncatedError",
+            "ModelRefusalError",
             "ToolLoopLimitError",
             "OptimizationError",
         ),
@@ -125,12 +130,22 @@ _EXPORTS: dict[str, str] = {
         ),
         "promptkit.adapters",
     ),
-    **dict.fromkeys(
-        ("DigestDraft", "OptimizationResult", "OptimizationScope", "OptimizationTarget"),
-        "promptkit.adapters.optimize",
-    ),
     **dict.fromkeys(("AdapterChoice", "choose_adapter"), "promptkit.adapters.selection"),
-    "StaticAdapter": "promptkit.adapters.static",
+    **dict.fromkeys(
+        (
+            "DigestDraft",
+            "DigestWriter",
+            "ModelDigestWriter",
+            "OptimizationResult",
+            "OptimizationScope",
+            "OptimizationTarget",
+            "StaticDigestWriter",
+            "WriterChoice",
+            "choose_digest_writer",
+            "optimize_workspace_digest",
+        ),
+        "promptkit.optimize",
+    ),
     **dict.fromkeys(
         (
             "LocalPromptOverridesStore",
@@ -162,18 +177,9 @@ if TYPE_CHECKING:
         TokenUsage as TokenUsage,
         ToolCallRecord as ToolCallRecord,
     )
-    from promptkit.adapters.optimize import (
-        DigestDraft as DigestDraft,
-        OptimizationResult as OptimizationResult,
-        OptimizationScope as OptimizationScope,
-        OptimizationTarget as OptimizationTarget,
-    )
     from promptkit.adapters.selection import (
         AdapterChoice as AdapterChoice,
         choose_adapter as choose_adapter,
-    )
-    from promptkit.adapters.static import (
-        StaticAdapter as StaticAdapter,
     )
     from promptkit.digest import (
         DigestFreshness as DigestFreshness,
@@ -186,8 +192,11 @@ if TYPE_CHECKING:
         set_workspace_digest as set_workspace_digest,
     )
     from promptkit.errors import (
+        ModelOutputError as ModelOutputError,
+        ModelRefusalError as ModelRefusalError,
         OptimizationError as OptimizationError,
         OutputParseError as OutputParseError,
+        OutputTruncatedError as OutputTruncatedError,
         OverridesError as OverridesError,
         PromptkitError as PromptkitError,
         PromptRenderError as PromptRenderError,
@@ -196,15 +205,29 @@ if TYPE_CHECKING:
         ProviderBadRequestError as ProviderBadRequestError,
         ProviderConnectionError as ProviderConnectionError,
         ProviderError as ProviderError,
+        ProviderMalformedReplyError as ProviderMalformedReplyError,
         ProviderRateLimitError as ProviderRateLimitError,
         ProviderServerError as ProviderServerError,
         ProviderTimeoutError as ProviderTimeoutError,
         SessionCorruptError as SessionCorruptError,
         SessionError as SessionError,
+        SessionStaleError as SessionStaleError,
         ToolLoopLimitError as ToolLoopLimitError,
         ToolValidationError as ToolValidationError,
         WorkspaceError as WorkspaceError,
         WorkspaceUnavailableError as WorkspaceUnavailableError,
+    )
+    from promptkit.optimize import (
+        DigestDraft as DigestDraft,
+        DigestWriter as DigestWriter,
+        ModelDigestWriter as ModelDigestWriter,
+        OptimizationResult as OptimizationResult,
+        OptimizationScope as OptimizationScope,
+        OptimizationTarget as OptimizationTarget,
+        StaticDigestWriter as StaticDigestWriter,
+        WriterChoice as WriterChoice,
+        choose_digest_writer as choose_digest_writer,
+        optimize_workspace_digest as optimize_workspace_digest,
     )
     from promptkit.overrides import (
         LocalPromptOverridesStore as LocalPromptOverridesStore,

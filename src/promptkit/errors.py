@@ -8,7 +8,17 @@ from __future__ import annotations
 
 
 class PromptkitError(Exception):
-    """Base class of every error raised by promptkit."""
+    """Base class of every error raised by promptkit.
+
+    Its message is redacted of credentials when the error is made, so a value quoted in a
+    message (a bad name, a file's line) can never carry a key into a log or a terminal.
+    """
+
+    def __init__(self, *args: object) -> None:
+        # Imported here: compiling the secret rules would otherwise cost every import.
+        from promptkit.secrets import redact_secrets
+
+        super().__init__(*(redact_secrets(arg) if isinstance(arg, str) else arg for arg in args))
 
 
 class PromptValidationError(PromptkitError):
@@ -42,7 +52,14 @@ class SessionError(PromptkitError):
 
 
 class SessionCorruptError(SessionError):
-    """A persisted session file has a corrupt record that is not a torn last line."""
+    """A persisted session file has a corrupt record that is not a torn last line: damaged
+    JSON, or a record altered, deleted or moved after it was written (its checksum chain
+    breaks). The message names the file and line."""
+
+
+class SessionStaleError(SessionError):
+    """The stored session moved past the copy in hand (another process or attachment appended
+    to it since this copy was loaded); writing this copy would drop those events."""
 
 
 class OverridesError(PromptkitError):
@@ -94,6 +111,38 @@ class ProviderServerError(ProviderError):
 
 class ProviderConnectionError(ProviderError):
     """The provider could not be reached at all."""
+
+
+class ProviderMalformedReplyError(ProviderError):
+    """The provider answered with a body that is not the reply its API promises: not JSON, not
+    an object, or missing what every reply carries. `status` and `request_id` are the reply's."""
+
+
+class ModelOutputError(PromptkitError):
+    """The model answered, but not with a complete answer to use.
+
+    `response` is the partial `PromptResponse` (text so far, tool calls, token usage, finish
+    reason), so a caller can log what the answer cost and what it said.
+    """
+
+    def __init__(self, message: str, *, response: object | None = None) -> None:
+        super().__init__(message)
+        self.response = response
+
+
+class OutputTruncatedError(ModelOutputError):
+    """The answer was cut off (output token limit, context window, content filter) before the
+    structured output was complete; raise the token limit or ask for a shorter answer."""
+
+
+class ModelRefusalError(ModelOutputError):
+    """The model refused to answer; `refusal` is its explanation when it gave one."""
+
+    def __init__(
+        self, message: str, *, refusal: str | None = None, response: object | None = None
+    ) -> None:
+        super().__init__(message, response=response)
+        self.refusal = refusal
 
 
 class ToolLoopLimitError(PromptkitError):

@@ -6,8 +6,10 @@ JSON lines or readable console output. Until structlog is configured by anyone, 
 records go to stderr at WARNING and above, the way stdlib logging treats an unconfigured
 library, rather than to stdout where structlog's own default would mix them into a program's
 output.
-Every record passes through secret redaction, so a credential that reaches a log call by
-accident is replaced by `[REDACTED:<rule>]` before it is written.
+Every record passes through secret redaction, at any nesting depth (dicts, lists, exceptions),
+so a credential that reaches a log call by accident is replaced by `[REDACTED:<rule>]` before it
+is written. An exception given as `exc_info` is formatted
+here and its traceback text redacted before any renderer sees it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Mapping, MutableMapping
+from traceback import format_exception
 from typing import Any, Literal, TextIO
 
 import structlog
@@ -25,14 +28,34 @@ LogFormat = Literal["json", "console"]
 def redact_event(
     logger: Any, method_name: str, event_dict: MutableMapping[str, Any]
 ) -> Mapping[str, Any]:
-    """structlog processor: redact credentials from every string value of a record."""
-    # Imported here: compiling the secret rules would otherwise cost every `import promptkit.*`.
-    from promptkit.secrets import redact_secrets
+    """structlog processor: redact credentials from every value of a record, at any depth.
 
-    for key, value in event_dict.items():
-        if isinstance(value, str):
-            event_dict[key] = redact_secrets(value)
+    Strings inside dicts, lists and tuples are redacted; an exception passed as a value becomes
+    its redacted `Type: message`, and `exc_info` its redacted traceback (`exception`).
+    """
+    # Imported here: compiling the secret rules would otherwise cost every `import promptkit.*`.
+    from promptkit.secrets import redact_secrets, redact_value
+
+    for key, value in list(event_dict.items()):
+        if key == "exc_info":
+            # Formatted here, not by the renderer, so the traceback's text is redacted too.
+            error = _exception_of(value)
+            event_dict[key] = False
+            if error is not None:
+                event_dict["exception"] = redact_secrets("".join(format_exception(error)))
+            continue
+        event_dict[key] = redact_value(value)
     return event_dict
+
+
+def _exception_of(exc_info: Any) -> BaseException | None:
+    """The exception structlog's `exc_info` stands for: True (the one being handled), an
+    exception, or a `sys.exc_info()` tuple."""
+    if isinstance(exc_info, BaseException):
+        return exc_info
+    if isinstance(exc_info, tuple) and len(exc_info) == 3:
+        return exc_info[1] if isinstance(exc_info[1], BaseException) else None
+    return sys.exc_info()[1] if exc_info else None
 
 
 def get_logger(name: str) -> Any:

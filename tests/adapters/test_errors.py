@@ -167,14 +167,16 @@ def test_deadline_passed_while_waiting_raises_provider_timeout_error(
     assert f"{wire.name} request 1" in str(raised.value)
 
 
-def test_deadline_is_checked_between_tool_rounds(server: FakeProviderServer, make_adapter) -> None:
+def test_a_tool_that_runs_past_the_deadline_is_reported_as_such(
+    server: FakeProviderServer, make_adapter
+) -> None:
     server.enqueue(Reply.tool_calls(ToolCall("nap", {"past_deadline": True})), Reply.text("unused"))
     session = Session()
 
     with pytest.raises(ProviderTimeoutError) as raised:
         make_adapter().evaluate(NAP_PROMPT, session=session, deadline=timedelta(seconds=0.5))
 
-    assert "before request 2" in str(raised.value)
+    assert "deadline of 0.5s passed while tool 'nap' ran" in str(raised.value)
     assert server.request_count == 1
     assert len(session.select_all(ToolInvoked)) == 1
 

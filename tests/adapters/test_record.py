@@ -66,7 +66,13 @@ def test_manifest_records_a_success_with_the_response_artifact(
     assert metadata["provider"] == ("anthropic" if wire.name == "messages" else "openai")
     assert (metadata["api"], metadata["model"]) == (wire.name, wire.model)
     assert (metadata["prompt_ns"], metadata["prompt_key"]) == ("tests/adapters", "summary")
-    assert metadata["usage"] == {"input_tokens": 9, "output_tokens": 2, "cached_tokens": 0}
+    assert {
+        key: metadata["usage"][key] for key in ("input_tokens", "output_tokens", "cached_tokens")
+    } == {
+        "input_tokens": 9,
+        "output_tokens": 2,
+        "cached_tokens": 0,
+    }
     response = json.loads((output_dir / "response.json").read_text())
     assert response["output"] == {"title": "Tides"}
     assert sorted(path.name for path in output_dir.iterdir()) == ["manifest.json", "response.json"]

@@ -229,9 +229,9 @@ def test_status_finds_a_prompt_by_entry_point_name(git_repo: Path, tmp_path: Pat
     ("reference", "message"),
     [
         ("no_such_module:PROMPT", "cannot import 'no_such_module'"),
-        ("promptkit.cli.workspace_prompt:MISSING", "has no attribute 'MISSING'"),
+        ("promptkit.discovery.workspace:MISSING", "has no attribute 'MISSING'"),
         (
-            "promptkit.cli.workspace_prompt:DEFAULT_PROMPT_REFERENCE",
+            "promptkit.discovery.workspace:DEFAULT_PROMPT_REFERENCE",
             "is a str, not a Prompt or a function that returns one",
         ),
         ("unknown-name", "no prompt 'unknown-name' among the promptkit.prompts entry points"),
@@ -261,4 +261,6 @@ def test_status_of_a_missing_path_is_a_clear_error(tmp_path: Path) -> None:
 def test_age_is_described_in_two_units(seconds: int, text: str) -> None:
     from datetime import timedelta
 
-    assert digest_cli.describe_age(timedelta(seconds=seconds)) == text
+    from promptkit.repl.report import describe_age
+
+    assert describe_age(timedelta(seconds=seconds)) == text

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from promptkit.adapters import ProviderAdapter
-from promptkit.cli.optimize import Progress
+from promptkit.repl import Progress
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 

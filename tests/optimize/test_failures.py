@@ -11,13 +11,13 @@ import pytest
 from structlog.testing import capture_logs
 
 from promptkit.adapters import ProviderAdapter
-from promptkit.adapters.optimize import OptimizationScope
 from promptkit.digest import (
     WorkspaceDigestSection,
     latest_workspace_digest,
     set_workspace_digest,
 )
 from promptkit.errors import OptimizationError, ProviderServerError
+from promptkit.optimize import OptimizationScope
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import OverrideAuthor, Prompt
 from promptkit.session import Session, SessionStore

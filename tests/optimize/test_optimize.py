@@ -10,14 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from promptkit.adapters import ProviderAdapter
-from promptkit.adapters.optimize import (
-    OptimizationScope,
-    optimization_prompt,
-    prepare_optimization,
-)
 from promptkit.digest import latest_workspace_digest, set_workspace_digest
 from promptkit.errors import OptimizationError
 from promptkit.names import KEY_PATTERN, is_valid_key
+from promptkit.optimize import OptimizationScope
+from promptkit.optimize.model_writer import optimization_prompt
+from promptkit.optimize.target import prepare_optimization
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import OverrideAuthor, Prompt, Section
 from promptkit.session import PromptExecuted, PromptRendered, Session, ToolInvoked

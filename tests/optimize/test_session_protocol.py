@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from promptkit.adapters.static import StaticAdapter
 from promptkit.digest import latest_workspace_digest
 from promptkit.errors import OptimizationError
+from promptkit.optimize import StaticDigestWriter, optimize_workspace_digest
 from promptkit.session import Session, SessionProtocol, SessionSnapshot
 
 from .conftest import make_prompt
@@ -73,7 +73,9 @@ def test_optimize_stores_the_digest_through_any_session_protocol(repo: Path) -> 
     bound = Session()
     caller = RecordingSession(bound)
 
-    result = StaticAdapter().optimize(make_prompt(bound, repo), session=caller)
+    result = optimize_workspace_digest(
+        StaticDigestWriter(), make_prompt(bound, repo), session=caller
+    )
 
     stored = latest_workspace_digest(bound, "workspace-digest")
     assert stored is not None
@@ -85,6 +87,10 @@ def test_optimize_refuses_a_caller_session_that_is_not_a_session(repo: Path) -> 
     bound = Session()
 
     with pytest.raises(OptimizationError, match="SessionProtocol"):
-        StaticAdapter().optimize(make_prompt(bound, repo), session=object())  # type: ignore[arg-type]
+        optimize_workspace_digest(
+            StaticDigestWriter(),
+            make_prompt(bound, repo),
+            session=object(),  # type: ignore[arg-type]
+        )
 
     assert latest_workspace_digest(bound, "workspace-digest") is None

@@ -1,19 +1,23 @@
-"""StaticAdapter: optimize without a model under the same rules; evaluate says how to get one.
-choose_adapter: which provider `auto` picks, and that it says why without showing a key."""
+"""StaticDigestWriter: optimize without a model under the same rules as a model writer.
+choose_digest_writer: which writer `auto` picks, and that it says why without showing a key."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
 from promptkit.adapters import AnthropicAdapter, OpenAIAdapter
-from promptkit.adapters.optimize import OptimizationScope
 from promptkit.adapters.selection import choose_adapter
-from promptkit.adapters.static import StaticAdapter
 from promptkit.digest import latest_workspace_digest
-from promptkit.errors import OptimizationError, ProviderAuthenticationError, ProviderError
+from promptkit.errors import OptimizationError, ProviderAuthenticationError
+from promptkit.optimize import (
+    ModelDigestWriter,
+    OptimizationScope,
+    StaticDigestWriter,
+    choose_digest_writer,
+    optimize_workspace_digest,
+)
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import OverrideAuthor
 from promptkit.session import Session
@@ -25,7 +29,9 @@ from .conftest import OPENAI_KEY, make_prompt
 def test_static_optimize_stores_the_static_digest_of_the_workspace(repo: Path) -> None:
     session = Session()
 
-    result = StaticAdapter().optimize(make_prompt(session, repo), session=session)
+    result = optimize_workspace_digest(
+        StaticDigestWriter(), make_prompt(session, repo), session=session
+    )
 
     expected = render_static_digest(scan_workspace(repo)).strip()
     stored = latest_workspace_digest(session, "workspace-digest")
@@ -43,7 +49,8 @@ def test_static_global_scope_writes_the_override_and_the_shared_entry(
     prompt = make_prompt(session, repo)
     store = LocalPromptOverridesStore(tmp_path / "overrides")
 
-    result = StaticAdapter().optimize(
+    result = optimize_workspace_digest(
+        StaticDigestWriter(),
         prompt,
         store_scope=OptimizationScope.GLOBAL,
         overrides_store=store,
@@ -64,7 +71,9 @@ def test_static_optimize_validates_the_prompt_like_any_adapter(repo: Path) -> No
     session = Session()
 
     with pytest.raises(OptimizationError, match="WorkspaceDigestSection"):
-        StaticAdapter().optimize(make_prompt(session, repo, with_digest=False), session=session)
+        optimize_workspace_digest(
+            StaticDigestWriter(), make_prompt(session, repo, with_digest=False), session=session
+        )
 
 
 def test_static_digest_of_a_workspace_holding_a_credential_never_carries_it(
@@ -77,21 +86,11 @@ def test_static_digest_of_a_workspace_holding_a_credential_never_carries_it(
     )
     session = Session()
 
-    result = StaticAdapter().optimize(make_prompt(session, repo), session=session)
+    result = optimize_workspace_digest(
+        StaticDigestWriter(), make_prompt(session, repo), session=session
+    )
 
     assert fake_key not in result.digest
-
-
-def test_static_evaluate_says_a_model_is_needed_and_how_to_configure_one(repo: Path) -> None:
-    session = Session()
-    prompt = make_prompt(session, repo)
-
-    with pytest.raises(ProviderError, match="OPENAI_API_KEY") as refused:
-        StaticAdapter().evaluate(prompt, session=session)
-    with pytest.raises(ProviderError, match="--base-url"):
-        asyncio.run(StaticAdapter().aevaluate(prompt, session=session))
-
-    assert "no model" in str(refused.value)
 
 
 def test_auto_picks_openai_when_its_key_is_set() -> None:
@@ -110,11 +109,25 @@ def test_auto_picks_anthropic_when_only_its_key_is_set() -> None:
     assert "ANTHROPIC_API_KEY is set" in choice.reason
 
 
-def test_auto_falls_back_to_the_static_optimizer_without_keys() -> None:
-    choice = choose_adapter(environ={})
+def test_auto_falls_back_to_the_static_writer_without_keys() -> None:
+    choice = choose_digest_writer(environ={})
 
-    assert isinstance(choice.adapter, StaticAdapter)
+    assert isinstance(choice.writer, StaticDigestWriter)
+    assert choice.adapter is None
     assert "static optimizer" in choice.reason
+
+
+def test_a_configured_model_writes_the_digest_through_its_adapter() -> None:
+    choice = choose_digest_writer(environ={"ANTHROPIC_API_KEY": "sk-ant-test-only"})
+
+    assert isinstance(choice.writer, ModelDigestWriter)
+    assert choice.writer.adapter is choice.adapter
+    assert isinstance(choice.adapter, AnthropicAdapter)
+
+
+def test_choose_adapter_without_any_configured_model_says_how_to_configure_one() -> None:
+    with pytest.raises(ProviderAuthenticationError, match="OPENAI_API_KEY"):
+        choose_adapter(environ={})
 
 
 def test_a_base_url_means_an_openai_compatible_server_spoken_to_through_chat() -> None:

@@ -12,12 +12,12 @@ import openai
 import pytest
 
 from promptkit.adapters import OpenAIAdapter
-from promptkit.adapters.selection import AdapterChoice, choose_adapter
-from promptkit.cli.workspace_repl import ReplSetup, WorkspaceRepl
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.errors import PromptValidationError
+from promptkit.optimize import WriterChoice, choose_digest_writer
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import Prompt, TextSection
+from promptkit.repl import ReplSetup, WorkspaceRepl
 from promptkit.session import SessionStore
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 
@@ -26,7 +26,7 @@ from .conftest import OPENAI_KEY
 
 
 @pytest.fixture
-def openai_choice(server: FakeProviderServer) -> Iterator[AdapterChoice]:
+def openai_choice(server: FakeProviderServer) -> Iterator[WriterChoice]:
     client = openai.OpenAI(
         api_key=OPENAI_KEY,
         base_url=server.openai_base_url,
@@ -35,11 +35,13 @@ def openai_choice(server: FakeProviderServer) -> Iterator[AdapterChoice]:
         _strict_response_validation=True,
     )
     with client:
-        yield AdapterChoice(OpenAIAdapter(model="gpt-4.1-mini", client=client), "test client")
+        yield WriterChoice.of_adapter(
+            OpenAIAdapter(model="gpt-4.1-mini", client=client), "test client"
+        )
 
 
-def setup_for(repo: Path, state_dir: Path, choice: AdapterChoice, source: Any = None) -> ReplSetup:
-    from promptkit.cli.workspace_prompt import workspace_prompt
+def setup_for(repo: Path, state_dir: Path, choice: WriterChoice, source: Any = None) -> ReplSetup:
+    from promptkit.discovery.workspace import workspace_prompt
 
     return ReplSetup(
         workspace=repo,
@@ -58,7 +60,7 @@ def open_repl(setup: ReplSetup) -> tuple[WorkspaceRepl, io.StringIO, io.StringIO
 
 
 def test_ask_after_an_edit_reads_the_edited_file(
-    repo: Path, state_dir: Path, server: FakeProviderServer, openai_choice: AdapterChoice
+    repo: Path, state_dir: Path, server: FakeProviderServer, openai_choice: WriterChoice
 ) -> None:
     read_cli = ToolCall("vfs_read_file", {"path": "/src/demo/cli.py"})
     server.enqueue(Reply.tool_calls(read_cli), Reply.text("first"))
@@ -80,7 +82,7 @@ def test_ask_after_an_edit_reads_the_edited_file(
 
 def test_a_new_session_is_stored_only_once_a_command_used_it(repo: Path, state_dir: Path) -> None:
     store = SessionStore(state_dir)
-    repl, _, _ = open_repl(setup_for(repo, state_dir, choose_adapter("static", environ={})))
+    repl, _, _ = open_repl(setup_for(repo, state_dir, choose_digest_writer("static", environ={})))
 
     with repl:
         repl.onecmd("digest")
@@ -93,7 +95,7 @@ def test_a_new_session_is_stored_only_once_a_command_used_it(repo: Path, state_d
 
 
 def test_the_latest_stored_session_is_continued(repo: Path, state_dir: Path) -> None:
-    static = choose_adapter("static", environ={})
+    static = choose_digest_writer("static", environ={})
     first, _, _ = open_repl(setup_for(repo, state_dir, static))
     with first:
         first.onecmd("optimize session")
@@ -110,14 +112,14 @@ def test_a_prompt_without_a_digest_section_is_refused(repo: Path, state_dir: Pat
     bare: Prompt[None] = Prompt(
         ns="tests", key="bare", sections=(TextSection(title="Role", key="role"),)
     )
-    setup = setup_for(repo, state_dir, choose_adapter("static", environ={}), bare)
+    setup = setup_for(repo, state_dir, choose_digest_writer("static", environ={}), bare)
 
     with pytest.raises(PromptValidationError, match="has no WorkspaceDigestSection"):
         open_repl(setup)
 
 
 def test_help_for_one_command_shows_its_whole_description(repo: Path, state_dir: Path) -> None:
-    repl, out, _ = open_repl(setup_for(repo, state_dir, choose_adapter("static", environ={})))
+    repl, out, _ = open_repl(setup_for(repo, state_dir, choose_digest_writer("static", environ={})))
 
     with repl:
         repl.onecmd("help optimize")
@@ -169,7 +171,7 @@ def test_the_digest_section_key_is_the_one_the_prompt_declares(repo: Path, state
             ),
         )
 
-    static = choose_adapter("static", environ={})
+    static = choose_digest_writer("static", environ={})
     repl, out, _ = open_repl(setup_for(repo, state_dir, static, keyed_prompt))
     with repl:
         repl.onecmd("optimize global")

@@ -22,6 +22,7 @@ from promptkit.session import (
     resolve_state_root,
     workspace_id,
 )
+from promptkit.session.records import encode_record
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,20 @@ def _write(store: SessionStore, workspace: Path, count: int, session_id: str = "
 
 def _records(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _edit_and_reseal(path: Path, old: str, new: str) -> None:
+    """Replace `old` by `new` in every record of `path` and write the checksums anew, as a
+    careful hand edit would: the edit itself, not a checksum, is then what load reports."""
+    lines: list[bytes] = []
+    prev = ""
+    for record in _records(path):
+        record.pop("sum")
+        record.pop("prev")
+        edited = json.loads(json.dumps(record).replace(old, new))
+        line, prev = encode_record(edited, prev)
+        lines.append(line)
+    path.write_bytes(b"".join(lines))
 
 
 def test_state_root_argument_wins_over_the_environment(
@@ -332,7 +347,7 @@ def test_record_of_another_session_is_reported_as_corrupt(
 ) -> None:
     _write(store, workspace, 1)
     events = store.session_dir(workspace, "s1") / "events.jsonl"
-    events.write_text(events.read_text().replace('"session_id":"s1"', '"session_id":"s2"'))
+    _edit_and_reseal(events, '"session_id": "s1"', '"session_id": "s2"')
     with pytest.raises(SessionCorruptError, match=rf"{events}:1: record belongs to session 's2'"):
         store.load(workspace, "s1")
 
@@ -342,7 +357,7 @@ def test_unknown_slice_name_on_load_says_what_to_register(
 ) -> None:
     _write(store, workspace, 1)
     events = store.session_dir(workspace, "s1") / "events.jsonl"
-    events.write_text(events.read_text().replace("test-store.entry", "test-store.gone"))
+    _edit_and_reseal(events, "test-store.entry", "test-store.gone")
     with pytest.raises(
         SessionError, match=rf"{events}:1: unknown slice type name 'test-store.gone'"
     ):

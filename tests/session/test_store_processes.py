@@ -138,11 +138,17 @@ def test_kill_9_mid_append_loses_nothing_that_was_fsynced(
             assert line, f"appender died early: {child.stderr.read() if child.stderr else ''}"
             confirmed.append(int(line))
         os.kill(child.pid, signal.SIGKILL)
-        remaining, _ = child.communicate(timeout=60)
+        child.wait(timeout=60)
+        # Read the rest through the same text wrapper: `communicate()` reads the raw pipe and
+        # would drop lines this wrapper has already buffered.
+        remaining = child.stdout.read()
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
+        child.stdout.close()
+        if child.stderr is not None:
+            child.stderr.close()
     assert child.returncode == -signal.SIGKILL
     confirmed.extend(int(line) for line in remaining.split())
     assert confirmed == list(range(1, len(confirmed) + 1))

@@ -27,13 +27,9 @@ _EXPORTS: dict[str, str] = {
     "ToolReply": "promptkit.adapters.wire",
     "WireCodec": "promptkit.adapters.wire",
     "WireConversation": "promptkit.adapters.wire",
-    "DigestDraft": "promptkit.adapters.optimize",
-    "OptimizationResult": "promptkit.adapters.optimize",
-    "OptimizationScope": "promptkit.adapters.optimize",
-    "OptimizationTarget": "promptkit.adapters.optimize",
     "AdapterChoice": "promptkit.adapters.selection",
     "choose_adapter": "promptkit.adapters.selection",
-    "StaticAdapter": "promptkit.adapters.static",
+    "model_configured": "promptkit.adapters.selection",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -47,12 +43,6 @@ if TYPE_CHECKING:
     )
     from promptkit.adapters.loop import DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE
     from promptkit.adapters.openai import OpenAIAdapter as OpenAIAdapter
-    from promptkit.adapters.optimize import (
-        DigestDraft as DigestDraft,
-        OptimizationResult as OptimizationResult,
-        OptimizationScope as OptimizationScope,
-        OptimizationTarget as OptimizationTarget,
-    )
     from promptkit.adapters.record import (
         ExecutionRecord as ExecutionRecord,
         write_manifest as write_manifest,
@@ -65,8 +55,8 @@ if TYPE_CHECKING:
     from promptkit.adapters.selection import (
         AdapterChoice as AdapterChoice,
         choose_adapter as choose_adapter,
+        model_configured as model_configured,
     )
-    from promptkit.adapters.static import StaticAdapter as StaticAdapter
     from promptkit.adapters.wire import (
         ModelTurn as ModelTurn,
         RequestedToolCall as RequestedToolCall,

@@ -28,6 +28,7 @@ from promptkit.adapters.wire import (
     ToolReply,
     WireCodec,
     WireConversation,
+    normalised_finish_reason,
     timeout_option,
 )
 from promptkit.errors import PromptkitError, ProviderAuthenticationError
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
     import anthropic
 
 StructuredOutputMode = Literal["native", "prompt"]
+
+# Stop reasons of a reply that ended before the model finished it.
+_CUT_OFF = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
 class AnthropicAdapter(WireAdapter):
@@ -170,20 +174,36 @@ class MessagesCodec(WireCodec):
 
     def read(self, response: Any) -> ModelTurn:
         blocks = response.content
+        truncated = response.stop_reason in _CUT_OFF
         calls = tuple(
-            RequestedToolCall(block.id, block.name, block.input)
+            RequestedToolCall(
+                block.id,
+                block.name,
+                block.input,
+                # A reply cut off inside a tool_use block ends with it.
+                truncated=truncated and block is blocks[-1],
+            )
             for block in blocks
             if block.type == "tool_use"
         )
+        text = "".join(block.text for block in blocks if block.type == "text")
+        refused = response.stop_reason == "refusal"
         usage = response.usage
         return ModelTurn(
-            text="".join(block.text for block in blocks if block.type == "text"),
+            text=text,
             tool_calls=calls,
             usage=TokenUsage(
                 input_tokens=usage.input_tokens,
                 output_tokens=usage.output_tokens,
                 cached_tokens=usage.cache_read_input_tokens,
+                cache_write_tokens=usage.cache_creation_input_tokens,
             ),
+            finish_reason=normalised_finish_reason(
+                truncated_by="length" if truncated else None,
+                refused=refused,
+                called_tools=bool(calls),
+            ),
+            refusal=(text or None) if refused else None,
             model=response.model,
             replay=(
                 {"role": "assistant", "content": [block.to_dict(mode="json") for block in blocks]},

@@ -19,26 +19,26 @@ from collections.abc import Callable, Generator
 from concurrent.futures import Future
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from promptkit.adapters.attempts import DeadlinePassedError, send_until_deadline
 from promptkit.adapters.evaluation import Evaluation
 from promptkit.adapters.loop import Deadline, SendRequest, Step
-from promptkit.adapters.optimize import (
-    DEFAULT_OPTIMIZE_TOOL_ROUNDS,
-    DigestDraft,
-    OptimizationResult,
-    OptimizationScope,
-    OptimizationTarget,
-    draft_with_model,
-    optimize_prompt,
-)
 from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.errors import PromptkitError, ProviderConnectionError, ProviderTimeoutError
-from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import OverridesLookup, Prompt
 from promptkit.session import Session, SessionProtocol
+
+if TYPE_CHECKING:
+    from promptkit.optimize.types import OptimizationResult, OptimizationScope
+    from promptkit.overrides import PromptOverridesStore
+
+# The seed's `optimize` default; `OptimizationScope` is a StrEnum, so the plain value equals it.
+_SESSION_SCOPE = "session"
+# promptkit.optimize.workflow.DEFAULT_OPTIMIZE_TOOL_ROUNDS, repeated so the signature shows it
+# without importing the workflow; a test keeps the two equal.
+_OPTIMIZE_TOOL_ROUNDS = 32
 
 OutputT = TypeVar("OutputT")
 T = TypeVar("T")
@@ -97,22 +97,23 @@ class ProviderAdapter(ABC):
     ) -> PromptResponse[OutputT]:
         """`evaluate` for asyncio: same arguments, same result, same events."""
 
-    # -- optimize: the workflow lives in promptkit.adapters.optimize -----------------------------
+    # -- optimize: the workflow lives in promptkit.optimize -----------------------------------
 
     def optimize(
         self,
         prompt: Prompt[Any],
         *,
-        store_scope: OptimizationScope = OptimizationScope.SESSION,
+        store_scope: OptimizationScope | str = _SESSION_SCOPE,
         overrides_store: PromptOverridesStore | None = None,
         overrides_tag: str | None = None,
         session: SessionProtocol,
         optimization_session: Session | None = None,
         deadline: float | timedelta | None = None,
-        max_tool_rounds: int = DEFAULT_OPTIMIZE_TOOL_ROUNDS,
+        max_tool_rounds: int = _OPTIMIZE_TOOL_ROUNDS,
         output_dir: str | Path | None = None,
     ) -> OptimizationResult:
-        """Write the workspace digest of `prompt` and store it (seed 004).
+        """Have this adapter's model write the workspace digest of `prompt` and store it (seed
+        004); `promptkit.optimize.optimize_workspace_digest` with a `ModelDigestWriter`.
 
         The prompt needs a `WorkspaceDigestSection` and a workspace section; GLOBAL scope needs
         `overrides_store` and `overrides_tag`. Those are checked before any request is sent
@@ -122,8 +123,14 @@ class ProviderAdapter(ABC):
         `deadline` and `max_tool_rounds` bound it as for `evaluate`, and `output_dir` receives
         `manifest.json`, `workspace.manifest.json` and `digest.md`.
         """
-        return optimize_prompt(
-            self,
+        # The seed puts optimize on the adapter, but the workflow builds on adapters (and on
+        # digests, workspaces and overrides, which adapters know nothing of): it is imported
+        # when called, the one sanctioned upward import (see the import-linter contracts).
+        from promptkit.optimize.model_writer import ModelDigestWriter
+        from promptkit.optimize.workflow import optimize_workspace_digest
+
+        return optimize_workspace_digest(
+            ModelDigestWriter(self),
             prompt,
             store_scope=store_scope,
             overrides_store=overrides_store,
@@ -134,26 +141,6 @@ class ProviderAdapter(ABC):
             max_tool_rounds=max_tool_rounds,
             output_dir=output_dir,
         )
-
-    def draft_workspace_digest(
-        self,
-        target: OptimizationTarget,
-        *,
-        optimization_session: Session,
-        deadline: float | timedelta | None,
-        max_tool_rounds: int,
-    ) -> DigestDraft:
-        """How this adapter writes the digest `optimize` checks and stores: by default the model
-        answers the optimization prompt on `optimization_session`."""
-        return draft_with_model(
-            self,
-            target,
-            optimization_session=optimization_session,
-            deadline=deadline,
-            max_tool_rounds=max_tool_rounds,
-        )
-
-    # -- end of optimize ----------------------------------------------------------------------
 
 
 class WireAdapter(ProviderAdapter):

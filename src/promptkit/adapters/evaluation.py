@@ -7,7 +7,6 @@ clock and deadline, the tally of requests and tool calls, and the execution reco
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Generator
 from dataclasses import replace
@@ -23,19 +22,33 @@ from promptkit.adapters.loop import (
     json_ready,
     tool_loop,
 )
-from promptkit.adapters.record import ExecutionRecord, write_failure_record, write_manifest
+from promptkit.adapters.record import (
+    ExecutionRecord,
+    write_failure_record,
+    write_manifest,
+    write_record_json,
+)
 from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.durable import write_atomically
-from promptkit.errors import OutputParseError
+from promptkit.errors import (
+    ModelOutputError,
+    ModelRefusalError,
+    OutputParseError,
+    OutputTruncatedError,
+)
+from promptkit.logging import get_logger
 from promptkit.prompt import OverridesLookup, Prompt, RenderedPrompt, parse_structured_output
 from promptkit.prompt.params import type_adapter
+from promptkit.secrets import redact_secrets
 from promptkit.session import PromptExecuted, PromptRendered, Session
 
 if TYPE_CHECKING:
     from promptkit.adapters.base import ProviderAdapter
 
 OutputT = TypeVar("OutputT")
+
+_log = get_logger("promptkit.adapters")
 
 RESPONSE_ARTIFACT = "response.json"
 RAW_OUTPUT_ARTIFACT = "raw_output.txt"
@@ -117,9 +130,12 @@ class Evaluation(Generic[OutputT]):
             usage=tally.usage,
             model=model,
             provider=self.adapter.provider,
+            finish_reason=turn.finish_reason,
+            refusal=turn.refusal,
         )
         output_json: Any = None
         if rendered.output_type is not None:
+            self._refuse_incomplete_output(rendered, response)
             try:
                 output = parse_structured_output(turn.text, rendered.output_type)
             except OutputParseError as error:
@@ -128,6 +144,14 @@ class Evaluation(Generic[OutputT]):
                 raise
             output_json = type_adapter(rendered.output_type).dump_python(output, mode="json")
             response = replace(response, output=output)
+        elif response.is_truncated:
+            _log.warning(
+                "reply_truncated",
+                prompt_ns=rendered.ns,
+                prompt_key=rendered.key,
+                finish_reason=response.finish_reason,
+                output_tokens=tally.usage.output_tokens,
+            )
         duration = time.monotonic() - self.started
         self.session.dispatch(
             PromptExecuted(
@@ -143,9 +167,39 @@ class Evaluation(Generic[OutputT]):
                 cached_tokens=tally.usage.cached_tokens,
                 duration_s=duration,
                 executed_at=datetime.now(UTC),
+                cache_write_tokens=tally.usage.cache_write_tokens,
+                reasoning_tokens=tally.usage.reasoning_tokens,
+                finish_reason=response.finish_reason,
             )
         )
         return response
+
+    def _refuse_incomplete_output(
+        self, rendered: RenderedPrompt[Any], response: PromptResponse[Any]
+    ) -> None:
+        """Raise when a structured answer was cut off or declined: parsing it would only report
+        broken JSON, and its text must not pass for an answer."""
+        where = f"prompt {rendered.ns}/{rendered.key} ({self.adapter.provider} {response.model})"
+        if response.finish_reason == "refusal":
+            said = f": {response.refusal[:300]!r}" if response.refusal else ""
+            raise ModelRefusalError(
+                f"{where}: the model declined to answer{said}; rephrase the request or"
+                " handle the refusal",
+                refusal=response.refusal,
+                response=response,
+            )
+        if response.is_truncated:
+            cause = (
+                "the provider's content filter"
+                if response.finish_reason == "content_filter"
+                else "the output token limit or the context window"
+            )
+            raise OutputTruncatedError(
+                f"{where}: the structured answer was cut off by {cause} after"
+                f" {response.usage.output_tokens} output tokens, so it is incomplete; raise the"
+                " adapter's token limit or ask for a shorter answer",
+                response=response,
+            )
 
     # -- execution record ---------------------------------------------------------------------
 
@@ -171,7 +225,7 @@ class Evaluation(Generic[OutputT]):
             ],
             "usage": response.usage.to_json(),
         }
-        write_atomically(self.output_dir / RESPONSE_ARTIFACT, _json_text(document))
+        write_record_json(self.output_dir / RESPONSE_ARTIFACT, document)
         write_manifest(
             self.output_dir,
             ExecutionRecord(
@@ -189,9 +243,13 @@ class Evaluation(Generic[OutputT]):
             return
 
         def raw_output() -> tuple[str, ...]:
-            if not isinstance(error, OutputParseError):
+            if isinstance(error, OutputParseError):
+                raw_text = error.raw_text
+            elif isinstance(error, ModelOutputError) and isinstance(error.response, PromptResponse):
+                raw_text = error.response.text
+            else:
                 return ()
-            write_atomically(output_dir / RAW_OUTPUT_ARTIFACT, error.raw_text)
+            write_atomically(output_dir / RAW_OUTPUT_ARTIFACT, redact_secrets(raw_text))
             return (RAW_OUTPUT_ARTIFACT,)
 
         write_failure_record(
@@ -217,7 +275,3 @@ class Evaluation(Generic[OutputT]):
             "tool_calls": len(tally.tool_calls),
             "started_at": self.started_at.isoformat(),
         }
-
-
-def _json_text(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

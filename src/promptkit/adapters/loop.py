@@ -13,7 +13,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -33,6 +33,12 @@ _log = get_logger("promptkit.adapters")
 
 DEFAULT_USER_MESSAGE = "Follow the instructions above."
 """The user turn sent after the rendered prompt when `evaluate` is not given one."""
+
+MAX_TOOL_CALLS_PER_REPLY = 64
+"""A reply asking for more tool calls than this raises `ToolLoopLimitError`; none of them run."""
+
+MAX_TOOL_RESULT_BYTES = 256 * 1024
+"""A tool result message longer than this (UTF-8) is cut to it, with a note saying so."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +147,13 @@ def tool_loop(
         tally.reported_model = turn.model or tally.reported_model
         if not turn.tool_calls:
             return turn
+        if len(turn.tool_calls) > MAX_TOOL_CALLS_PER_REPLY:
+            raise ToolLoopLimitError(
+                f"prompt {rendered.ns}/{rendered.key}: the model asked for"
+                f" {len(turn.tool_calls)} tool calls in one reply, more than the limit of"
+                f" {MAX_TOOL_CALLS_PER_REPLY}; none were run. Tell the prompt to call fewer"
+                " tools at a time"
+            )
         if rounds >= max_tool_rounds:
             names = ", ".join(sorted({call.name for call in turn.tool_calls}))
             raise ToolLoopLimitError(
@@ -171,6 +184,11 @@ def tool_loop(
                 )
             )
             tally.tool_calls.append(record)
+            if deadline.at is not None and time.monotonic() >= deadline.at:
+                raise deadline.exceeded(
+                    f"while tool {record.name!r} ran (it took"
+                    f" {record.duration.total_seconds():.1f}s)"
+                )
             replies.append(ToolReply(call, record.result.message, is_error=not record.success))
         conversation = conversation.extended([*turn.replay, *codec.tool_results(replies)])
 
@@ -180,11 +198,22 @@ def execute_tool_call(
 ) -> ExecutedCall:
     """Validate and run one call; every failure becomes an error result for the model.
 
-    An unknown tool or arguments that do not validate are answered with what was wrong, so the
-    model can correct itself. A handler that raises is answered with the exception type only
+    An unknown tool, arguments that do not validate or a call cut off by the token limit are
+    answered with what was wrong, so the model can correct itself; an error result without a
+    message gets one. A handler that raises is answered with the exception type only
     (its message may hold internal details) and logged as `tool_handler_failed`.
     """
     started = time.monotonic()
+    if call.truncated:
+        # The arguments stop mid-way; running the tool with what arrived (often `{}`) would act
+        # on input the model never finished writing.
+        failure = ToolResult(
+            message=f"your call to {call.name!r} was cut off by the output token limit before"
+            " its arguments were complete, so it did not run; call it again with shorter"
+            " arguments",
+            success=False,
+        )
+        return _executed(call, _raw_arguments(call), failure, started, params_json=None)
     tool = rendered.tool(call.name)
     if tool is None:
         offered = ", ".join(t.name for t in rendered.tools) or "none"
@@ -219,7 +248,26 @@ def execute_tool_call(
             " logged. Try different arguments or continue without this tool.",
             success=False,
         )
+    if not result.success and not result.message.strip():
+        # Providers refuse an error result without content (Anthropic answers 400).
+        result = replace(
+            result, message=f"tool {tool.name!r} failed without saying why; try another way"
+        )
+    result = _bounded(result)
     return _executed(call, params, result, started, params_json=_params_json(tool, params))
+
+
+def _bounded(result: ToolResult) -> ToolResult:
+    """`result` with its message cut to `MAX_TOOL_RESULT_BYTES`, saying so when it was."""
+    encoded = result.message.encode("utf-8")
+    if len(encoded) <= MAX_TOOL_RESULT_BYTES:
+        return result
+    kept = encoded[:MAX_TOOL_RESULT_BYTES].decode("utf-8", errors="ignore")
+    note = (
+        f"\n[promptkit truncated this result: {len(encoded):,} bytes, the first"
+        f" {MAX_TOOL_RESULT_BYTES:,} shown; ask for less at a time]"
+    )
+    return ToolResult(message=kept + note, value=result.value, success=result.success)
 
 
 def _executed(

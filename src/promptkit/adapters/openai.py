@@ -29,6 +29,7 @@ from promptkit.adapters.wire import (
     ToolReply,
     WireCodec,
     WireConversation,
+    normalised_finish_reason,
     timeout_option,
 )
 from promptkit.errors import (
@@ -225,21 +226,39 @@ class ResponsesCodec(WireCodec):
                 f"the response {response.id!r} failed: {failure.code}: {failure.message}",
                 request_id=getattr(response, "_request_id", None),
             )
+        incomplete = response.status == "incomplete"
+        function_calls = [item for item in response.output if item.type == "function_call"]
         calls = tuple(
-            RequestedToolCall(item.call_id, item.name, item.arguments)
-            for item in response.output
-            if item.type == "function_call"
+            RequestedToolCall(
+                item.call_id,
+                item.name,
+                item.arguments,
+                # An incomplete response ends inside its last item.
+                truncated=incomplete
+                and (item.status == "incomplete" or item is function_calls[-1]),
+            )
+            for item in function_calls
         )
-        usage = response.usage
-        details = getattr(usage, "input_tokens_details", None) if usage else None
+        refusal = "".join(
+            part.refusal
+            for item in response.output
+            if item.type == "message"
+            for part in item.content
+            if part.type == "refusal"
+        )
+        reason = response.incomplete_details.reason if response.incomplete_details else None
         return ModelTurn(
             text=response.output_text,
             tool_calls=calls,
-            usage=TokenUsage(
-                input_tokens=usage.input_tokens if usage else None,
-                output_tokens=usage.output_tokens if usage else None,
-                cached_tokens=details.cached_tokens if details else None,
+            usage=responses_usage(response.usage),
+            finish_reason=normalised_finish_reason(
+                truncated_by=("content_filter" if reason == "content_filter" else "length")
+                if incomplete
+                else None,
+                refused=bool(refusal),
+                called_tools=bool(calls),
             ),
+            refusal=refusal or None,
             model=response.model,
             # The documented way to continue without server-side state: send the output back.
             replay=tuple(item.to_dict(mode="json") for item in response.output),
@@ -291,14 +310,19 @@ class ChatCompletionsCodec(WireCodec):
                 f"the chat completion {response.id!r} has no choices; the server answered"
                 " without a message"
             )
-        message = response.choices[0].message
+        choice = response.choices[0]
+        message = choice.message
         function_calls = [call for call in message.tool_calls or () if call.type == "function"]
+        truncated = choice.finish_reason in ("length", "content_filter")
         calls = tuple(
-            RequestedToolCall(call.id, call.function.name, call.function.arguments)
+            RequestedToolCall(
+                call.id,
+                call.function.name,
+                call.function.arguments,
+                truncated=truncated and call is function_calls[-1],
+            )
             for call in function_calls
         )
-        usage = response.usage
-        details = getattr(usage, "prompt_tokens_details", None) if usage else None
         replay: dict[str, Any] = {"role": "assistant", "content": message.content}
         if function_calls:
             replay["tool_calls"] = [
@@ -312,13 +336,15 @@ class ChatCompletionsCodec(WireCodec):
         return ModelTurn(
             text=message.content or "",
             tool_calls=calls,
-            usage=TokenUsage(
-                input_tokens=usage.prompt_tokens if usage else None,
-                output_tokens=usage.completion_tokens if usage else None,
-                cached_tokens=details.cached_tokens if details else None,
-            ),
+            usage=chat_usage(response.usage),
             model=response.model,
             replay=(replay,),
+            finish_reason=normalised_finish_reason(
+                truncated_by=choice.finish_reason if truncated else None,
+                refused=bool(message.refusal),
+                called_tools=bool(calls),
+            ),
+            refusal=message.refusal or None,
         )
 
     def tool_results(self, replies: Sequence[ToolReply]) -> list[Mapping[str, Any]]:
@@ -332,3 +358,33 @@ class ChatCompletionsCodec(WireCodec):
 
     async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
         return await client.chat.completions.create(**request, **timeout_option(timeout))
+
+
+def responses_usage(usage: Any) -> TokenUsage:
+    """A Responses `usage` object as `TokenUsage` (all None when the reply carried none)."""
+    if usage is None:
+        return TokenUsage()
+    cached = getattr(usage, "input_tokens_details", None)
+    reasoning = getattr(usage, "output_tokens_details", None)
+    return TokenUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cached_tokens=getattr(cached, "cached_tokens", None),
+        cache_write_tokens=getattr(cached, "cache_write_tokens", None),
+        reasoning_tokens=getattr(reasoning, "reasoning_tokens", None),
+    )
+
+
+def chat_usage(usage: Any) -> TokenUsage:
+    """A Chat Completions `usage` object as `TokenUsage`."""
+    if usage is None:
+        return TokenUsage()
+    cached = getattr(usage, "prompt_tokens_details", None)
+    reasoning = getattr(usage, "completion_tokens_details", None)
+    return TokenUsage(
+        input_tokens=usage.prompt_tokens,
+        output_tokens=usage.completion_tokens,
+        cached_tokens=getattr(cached, "cached_tokens", None),
+        cache_write_tokens=getattr(cached, "cache_write_tokens", None),
+        reasoning_tokens=getattr(reasoning, "reasoning_tokens", None),
+    )

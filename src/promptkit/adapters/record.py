@@ -4,7 +4,8 @@ The format is the minimal execution record of the skill-artifact RFC (seed 003):
 (`completed`, `failed` or `running`), `outcome` (`success`, `failure` or `needs_human`),
 `duration` as seconds with an `s` suffix, `artifacts` (paths relative to the output directory),
 `metadata`, and `error` only when the outcome is a failure. Every file goes through
-`promptkit.durable.write_atomically`, so a reader never sees half a manifest, even after a crash.
+`promptkit.durable.write_atomically`, so a reader never sees half a manifest, even after a crash,
+and through `redact_value`, so no string in it carries a credential.
 `write_failure_record` is how a failed run is recorded: a record that cannot be written is
 logged, never raised, so the run's own error is the one the caller sees.
 """
@@ -19,7 +20,7 @@ from typing import Any, Literal
 
 from promptkit.durable import write_atomically
 from promptkit.logging import get_logger
-from promptkit.secrets import redact_secrets
+from promptkit.secrets import redact_secrets, redact_value
 
 _log = get_logger("promptkit.adapters")
 
@@ -62,9 +63,18 @@ class ExecutionRecord:
 
 
 def write_manifest(output_dir: Path, record: ExecutionRecord) -> Path:
-    """Write `record` as `<output_dir>/manifest.json` (creating the directory); its path."""
-    text = json.dumps(record.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    return write_atomically(Path(output_dir) / MANIFEST_NAME, text)
+    """Write `record` as `<output_dir>/manifest.json` (creating the directory); its path.
+
+    Every string in it, metadata included, is redacted of credentials first.
+    """
+    return write_record_json(Path(output_dir) / MANIFEST_NAME, record.to_json())
+
+
+def write_record_json(path: Path, document: Mapping[str, Any]) -> Path:
+    """Write `document` as indented JSON at `path`, every string in it redacted; its path."""
+    redacted = redact_value(document)
+    text = json.dumps(redacted, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return write_atomically(path, text)
 
 
 def write_failure_record(

@@ -1,35 +1,48 @@
-"""What `evaluate` returns: the reply text, the parsed output, every tool call, and token usage.
+"""What `evaluate` returns: the reply text, the parsed output, every tool call, token usage and
+why the model stopped.
 
 All values are frozen. Token counts are the provider's own, summed over the requests of one
 evaluation and never recomputed: OpenAI's `input_tokens` include the cached ones, Anthropic's
-exclude them (`cached_tokens` is its `cache_read_input_tokens`). A count is None when no request
-of the evaluation reported it.
+exclude them (`cached_tokens` is its `cache_read_input_tokens`, `cache_write_tokens` its
+`cache_creation_input_tokens`). A count is None when no request of the evaluation reported it.
+`session_token_usage` adds up what a session's evaluations recorded.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from promptkit.prompt import ToolResult
+from promptkit.session import PromptExecuted, SessionProtocol
 
 OutputT = TypeVar("OutputT")
+
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "refusal"]
+"""Why the model stopped, the same for every provider: `stop` (a complete answer), `tool_calls`
+(it called tools), `length` (cut off by the output token limit or the context window),
+`content_filter` (cut off by the provider's filter) or `refusal` (it declined)."""
 
 
 @dataclass(frozen=True)
 class TokenUsage:
-    """Input, output and cache-read tokens, as the provider reported them."""
+    """Input, output, cache-read, cache-write and reasoning tokens, as the provider reported
+    them (reasoning tokens are part of the output tokens)."""
 
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
             input_tokens=_add(self.input_tokens, other.input_tokens),
             output_tokens=_add(self.output_tokens, other.output_tokens),
             cached_tokens=_add(self.cached_tokens, other.cached_tokens),
+            cache_write_tokens=_add(self.cache_write_tokens, other.cache_write_tokens),
+            reasoning_tokens=_add(self.reasoning_tokens, other.reasoning_tokens),
         )
 
     def to_json(self) -> dict[str, int | None]:
@@ -38,7 +51,23 @@ class TokenUsage:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cached_tokens": self.cached_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
         }
+
+
+def session_token_usage(session: SessionProtocol) -> TokenUsage:
+    """Every token the evaluations recorded in `session` reported, added up."""
+    total = TokenUsage()
+    for executed in session.select_all(PromptExecuted):
+        total += TokenUsage(
+            input_tokens=executed.input_tokens,
+            output_tokens=executed.output_tokens,
+            cached_tokens=executed.cached_tokens,
+            cache_write_tokens=executed.cache_write_tokens,
+            reasoning_tokens=executed.reasoning_tokens,
+        )
+    return total
 
 
 def _add(left: int | None, right: int | None) -> int | None:
@@ -73,7 +102,8 @@ class ToolCallRecord:
 @dataclass(frozen=True)
 class PromptResponse(Generic[OutputT]):
     """The outcome of one `evaluate`: final text, parsed output (None without an output type),
-    the tool calls in the order they ran, summed token usage, and who answered."""
+    the tool calls in the order they ran, summed token usage, who answered, why the last reply
+    ended (`finish_reason`) and, when the model declined, its explanation (`refusal`)."""
 
     prompt_name: str
     text: str
@@ -82,3 +112,10 @@ class PromptResponse(Generic[OutputT]):
     usage: TokenUsage
     model: str
     provider: str
+    finish_reason: FinishReason = "stop"
+    refusal: str | None = None
+
+    @property
+    def is_truncated(self) -> bool:
+        """Whether the answer was cut off before it was complete."""
+        return self.finish_reason in ("length", "content_filter")

@@ -1,8 +1,10 @@
 """Choosing an adapter from a provider name and the environment, as the CLI and examples do.
 
 `auto` takes OpenAI when `OPENAI_API_KEY` is set or a base URL is given (a local
-OpenAI-compatible server needs no key), else Anthropic when `ANTHROPIC_API_KEY` is set, else the
-offline `StaticAdapter`; the choice comes with a sentence saying why, for the user to see. A base
+OpenAI-compatible server needs no key), else Anthropic when `ANTHROPIC_API_KEY` is set; the
+choice comes with a sentence saying why, for the user to see. When no provider is configured,
+`auto` fails here; `promptkit.optimize.choose_digest_writer` falls back to the offline static
+writer instead. A base
 URL means an OpenAI-compatible server (vLLM, Ollama, llama.cpp server), so OpenAI is spoken
 through Chat Completions there, the API those servers share. The reason shows a base URL without
 its user info, query and fragment, where keys are often put; the client gets it unchanged.
@@ -22,7 +24,7 @@ from promptkit.secrets import redact_secrets
 if TYPE_CHECKING:
     from promptkit.adapters.base import ProviderAdapter
 
-ProviderName = Literal["auto", "openai", "anthropic", "static"]
+ProviderName = Literal["auto", "openai", "anthropic"]
 PROVIDER_NAMES: tuple[str, ...] = get_args(ProviderName)
 
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
@@ -46,7 +48,7 @@ def choose_adapter(
     base_url: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> AdapterChoice:
-    """The adapter for `provider` (`auto`, `openai`, `anthropic` or `static`).
+    """The adapter for `provider` (`auto`, `openai` or `anthropic`).
 
     `model` defaults per provider; `base_url` points the SDK client at another server.
     `environ` (default `os.environ`) is where API keys are looked up; keys are never put in the
@@ -59,14 +61,20 @@ def choose_adapter(
         )
     reason = ""
     if provider == "auto":
+        if not model_configured(env, base_url):
+            raise ProviderAuthenticationError(
+                "no model provider is configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or"
+                " give the base URL of a local OpenAI-compatible server (--base-url)"
+            )
         provider, reason = _auto_provider(env, base_url)
-    if provider == "static":
-        from promptkit.adapters.static import StaticAdapter
-
-        return AdapterChoice(StaticAdapter(), _static_reason(reason, model, base_url))
     if provider == "openai":
         return _openai_choice(env, model, base_url, reason)
     return _anthropic_choice(env, model, base_url, reason)
+
+
+def model_configured(env: Mapping[str, str], base_url: str | None) -> bool:
+    """Whether `auto` finds a model provider in `env` (an API key) or a base URL."""
+    return bool(env.get("OPENAI_API_KEY") or base_url or env.get("ANTHROPIC_API_KEY"))
 
 
 def _auto_provider(env: Mapping[str, str], base_url: str | None) -> tuple[str, str]:
@@ -74,19 +82,7 @@ def _auto_provider(env: Mapping[str, str], base_url: str | None) -> tuple[str, s
         return "openai", "OPENAI_API_KEY is set"
     if base_url:
         return "openai", "a base URL was given (an OpenAI-compatible server)"
-    if env.get("ANTHROPIC_API_KEY"):
-        return "anthropic", "ANTHROPIC_API_KEY is set"
-    return "static", "neither OPENAI_API_KEY nor ANTHROPIC_API_KEY is set"
-
-
-def _static_reason(auto_reason: str, model: str | None, base_url: str | None) -> str:
-    reason = "static optimizer (no model: the digest is built from the files)"
-    if auto_reason:
-        reason = f"auto chose the {reason}, as {auto_reason}"
-    ignored = [flag for flag, value in (("model", model), ("base URL", base_url)) if value]
-    if ignored:
-        reason += f"; the {' and '.join(ignored)} given is not used"
-    return reason
+    return "anthropic", "ANTHROPIC_API_KEY is set"
 
 
 def _openai_choice(

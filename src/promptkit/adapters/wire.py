@@ -13,29 +13,36 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from promptkit.adapters.response import TokenUsage
+from promptkit.adapters.response import FinishReason, TokenUsage
 from promptkit.prompt import RenderedPrompt
 
 
 @dataclass(frozen=True)
 class RequestedToolCall:
-    """A tool call as the model asked for it; `arguments` is JSON text or an object."""
+    """A tool call as the model asked for it; `arguments` is JSON text or an object.
+
+    `truncated` says the reply was cut off while the model was still writing this call, so its
+    arguments are incomplete: such a call is answered with an error and never run.
+    """
 
     call_id: str
     name: str
     arguments: str | Mapping[str, Any]
+    truncated: bool = False
 
 
 @dataclass(frozen=True)
 class ModelTurn:
-    """One reply, decoded: its text, its tool calls, its usage, and the wire items that repeat
-    it in the next request (`replay`)."""
+    """One reply, decoded: its text, its tool calls, its usage, the wire items that repeat it
+    in the next request (`replay`), why it ended, and the model's refusal text if it declined."""
 
     text: str
     tool_calls: tuple[RequestedToolCall, ...]
     usage: TokenUsage
     model: str | None
     replay: tuple[Mapping[str, Any], ...]
+    finish_reason: FinishReason = "stop"
+    refusal: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,3 +102,16 @@ class WireCodec(ABC):
 def timeout_option(timeout: float | None) -> dict[str, float]:
     """`{"timeout": t}` for an SDK call, or nothing so the client's default applies."""
     return {} if timeout is None else {"timeout": timeout}
+
+
+def normalised_finish_reason(
+    *, truncated_by: str | None, refused: bool, called_tools: bool
+) -> FinishReason:
+    """The `FinishReason` of a reply: cut off (`length` or `content_filter`, as `truncated_by`
+    says), declined, calling tools, or complete. A cut-off reply stays cut off even when it
+    called tools, so its last call is known to be incomplete."""
+    if truncated_by is not None:
+        return "content_filter" if truncated_by == "content_filter" else "length"
+    if refused:
+        return "refusal"
+    return "tool_calls" if called_tools else "stop"

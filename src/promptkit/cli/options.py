@@ -39,13 +39,13 @@ def add_prompt_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool
 
 
 def add_provider_arguments(parser: argparse.ArgumentParser, *, role: str) -> None:
-    """`--provider`, `--model` and `--base-url`, as `choose_adapter` takes them; `role` says
+    """`--provider`, `--model` and `--base-url`, as `choose_digest_writer` takes them; `role` says
     what the provider does for the command, in the help of `--provider`."""
-    from promptkit.adapters.selection import PROVIDER_NAMES
+    from promptkit.optimize.selection import WRITER_NAMES
 
     parser.add_argument(
         "--provider",
-        choices=PROVIDER_NAMES,
+        choices=WRITER_NAMES,
         default="auto",
         help=f"{role} (default: auto: openai or anthropic when its API key is set, else the"
         " offline static optimizer)",

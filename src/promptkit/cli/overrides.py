@@ -20,16 +20,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from promptkit.discovery.project import project_prompts
+from promptkit.discovery.references import entry_point_prompts, find_prompt
 from promptkit.errors import OverridesError
-from promptkit.overrides.check import EntryState, check_overrides, entry_states, shared_states
+from promptkit.overrides.check import check_overrides, entry_states, shared_states
 from promptkit.overrides.defaults import default_body
 from promptkit.overrides.layout import override_files, require_section_path
 from promptkit.overrides.local import LocalPromptOverridesStore
 from promptkit.overrides.merge import merge_view, unresolved_markers
-from promptkit.overrides.project import project_prompts
-from promptkit.overrides.prompts import entry_point_prompts, find_prompt
 from promptkit.overrides.shared import SharedSectionOverride
-from promptkit.prompt import Prompt, PromptOverride, SectionOverride
+from promptkit.prompt import Prompt, PromptOverride
+from promptkit.repl.report import author_text, status_text
 
 
 def register(subparsers: Any) -> None:
@@ -354,8 +355,9 @@ def _check(args: argparse.Namespace) -> int:
             notes.append(f"{file}: recorded in promptkit's form (hand edits: source = operator)")
         elif edited:
             notes.append(
-                f"{file}: edited by hand since promptkit wrote it; the next write, or"
-                " `promptkit overrides check --fix`, records the edits as the operator's"
+                f"{file}: not in the form promptkit writes (edited by hand, or written by an"
+                " older promptkit); the next write, or `promptkit overrides check --fix`,"
+                " records hand-edited bodies as the operator's, dated"
             )
     if files and not prompts and not args.syntax_only:
         notes.append(
@@ -420,19 +422,6 @@ def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverr
     if override is None:
         print(f"no overrides for {prompt.ns}/{prompt.key} tag {args.tag} ({file} does not exist)")
     return prompt, override, file
-
-
-def status_text(state: EntryState) -> str:
-    """`applies`, or `NOT APPLIED: <why>`: how `show` and the REPL's `overrides` mark an entry."""
-    if state.status == "fresh":
-        return "applies"
-    return f"NOT APPLIED: {state.describe()}"
-
-
-def author_text(entry: SectionOverride) -> str:
-    """`by <kind> (<model>), <updated at>`: who wrote a section override, and when."""
-    model = f" ({entry.source.model})" if entry.source.model else ""
-    return f"by {entry.source.kind}{model}, {entry.updated_at.isoformat()}"
 
 
 def _indented(text: str) -> str:

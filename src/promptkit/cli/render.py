@@ -32,8 +32,8 @@ def register(subparsers: Any) -> None:
 
 def run_render(args: argparse.Namespace) -> int:
     """Render and print; returns the exit status."""
-    from promptkit.cli.workspace_prompt import bind_workspace
     from promptkit.digest import WorkspaceDigestSection, resolve_workspace_digest
+    from promptkit.discovery.workspace import bind_workspace
 
     bound = bind_workspace(
         args.workspace,

@@ -1,14 +1,23 @@
 """`promptkit repl [PATH] --prompt module:attr`: the workspace REPL for any prompt with a digest.
 
-The loop itself is `promptkit.cli.workspace_repl.WorkspaceRepl`; this module only adds the
-subcommand. `--prompt` names the prompt as for `optimize` and `render`; without it the built-in
-workspace prompt is used.
+The loop itself is `promptkit.repl.WorkspaceRepl`; this module adds the subcommand and
+`run_repl`, which opens a REPL from the parsed options (`promptkit.cli.options.add_repl_arguments`)
+for `promptkit repl` and for REPLs built on `WorkspaceRepl`, such as the code-review example.
+`--prompt` names the prompt as for `optimize` and `render`; without it the built-in workspace
+prompt is used.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import Any
+
+from promptkit.discovery.references import PromptSource
+from promptkit.discovery.workspace import workspace_options
+from promptkit.optimize.selection import choose_digest_writer
+from promptkit.repl.loop import ReplSetup, WorkspaceRepl
 
 
 def register(subparsers: Any) -> None:
@@ -23,11 +32,43 @@ def register(subparsers: Any) -> None:
         " digest, overrides, history, help, quit. The exit status is 1 when any command failed.",
     )
     add_repl_arguments(parser, prompt_option=True)
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run_repl)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the REPL; returns the exit status."""
-    from promptkit.cli.workspace_repl import run_repl
+def run_repl(
+    args: argparse.Namespace,
+    *,
+    repl_type: type[WorkspaceRepl] = WorkspaceRepl,
+    prompt_source: PromptSource | None = None,
+) -> int:
+    """Open a REPL from parsed `add_repl_arguments` options and run it to the end.
 
-    return run_repl(args)
+    `prompt_source` is used as given; without it `args.prompt` is resolved (the built-in
+    workspace prompt when that is None too). Returns the exit status.
+    """
+    options = workspace_options(
+        args.path,
+        prompt=prompt_source if prompt_source is not None else getattr(args, "prompt", None),
+        state_dir=args.state_dir,
+        overrides_dir=args.overrides_dir,
+    )
+    choice = choose_digest_writer(args.provider, model=args.model, base_url=args.base_url)
+    repl = repl_type.open(
+        ReplSetup(
+            workspace=options.workspace,
+            prompt_source=options.prompt_source,
+            choice=choice,
+            overrides=options.overrides,
+            tag=args.tag,
+            state=options.sessions,
+        )
+    )
+    with repl:
+        try:
+            return repl.run()
+        except BrokenPipeError:
+            # The reader went away (`... | head`): stop quietly. stdout is pointed at devnull
+            # so the interpreter's own flush at exit does not fail with a traceback either.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 1

@@ -22,7 +22,7 @@ from promptkit.prompt.prompt import (
 )
 from promptkit.prompt.section import RenderContext, Section, TextSection
 from promptkit.prompt.structured import output_schema, parse_structured_output
-from promptkit.prompt.tool import Tool, ToolContext, ToolResult
+from promptkit.prompt.tool import Tool, ToolContext, ToolResult, mask_tool_result
 
 __all__ = [
     "MarkdownSection",
@@ -44,6 +44,7 @@ __all__ = [
     "ToolOverride",
     "ToolResult",
     "content_hash",
+    "mask_tool_result",
     "output_schema",
     "parse_structured_output",
 ]

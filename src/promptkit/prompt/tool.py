@@ -2,6 +2,8 @@
 
 A tool's JSON schema comes from its params type; the contract hash covers the description and
 the schema, so a description override written against an older contract is not applied.
+Every result a handler returns passes through `mask_tool_result` before anyone else sees it, so
+credentials in files a tool read never reach the model, the session or a log.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pydantic import ValidationError
 from promptkit.errors import PromptValidationError, ToolValidationError
 from promptkit.prompt.hashing import canonical_json, content_hash
 from promptkit.prompt.params import describe_validation_error, is_params_type, type_adapter
+from promptkit.secrets import mask_secrets, redact_value
 
 ParamsT = TypeVar("ParamsT")
 
@@ -49,7 +52,9 @@ class Tool(Generic[ParamsT]):
     """A function the model may call, with params validated against `params_type`.
 
     `param_descriptions` adds or replaces the description of top-level parameters in the
-    schema; overrides use it to tune wording without a code change.
+    schema; overrides use it to tune wording without a code change. `masks_credentials=False`
+    hands results to the model exactly as the handler made them (see `mask_tool_result`): only
+    for a tool whose results must show credentials, knowingly.
     """
 
     name: str
@@ -57,6 +62,7 @@ class Tool(Generic[ParamsT]):
     params_type: type[ParamsT]
     handler: Callable[[ParamsT, ToolContext], ToolResult]
     param_descriptions: Mapping[str, str] = field(default_factory=dict)
+    masks_credentials: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or TOOL_NAME_PATTERN.fullmatch(self.name) is None:
@@ -114,13 +120,13 @@ class Tool(Generic[ParamsT]):
         return parsed
 
     def run(self, params: ParamsT, context: ToolContext) -> ToolResult:
-        """Call the handler; a handler must return a ToolResult."""
+        """Call the handler (which must return a ToolResult) and mask credentials in its result."""
         result = self.handler(params, context)
         if not isinstance(result, ToolResult):
             raise TypeError(
                 f"tool {self.name!r}: handler returned {type(result).__name__}, expected ToolResult"
             )
-        return result
+        return mask_tool_result(result) if self.masks_credentials else result
 
     def with_overrides(
         self, *, description: str | None, param_descriptions: Mapping[str, str]
@@ -132,3 +138,22 @@ class Tool(Generic[ParamsT]):
     def encode_arguments(self, params: ParamsT) -> str:
         """Params as the JSON text a model would send."""
         return json.dumps(type_adapter(self.params_type).dump_python(params, mode="json"))
+
+
+def mask_tool_result(result: ToolResult) -> ToolResult:
+    """`result` with every credential in its message and value replaced by `[REDACTED:<rule>]`.
+
+    When anything was masked the message ends with a note saying so, so the model knows the
+    value exists and is withheld rather than concluding the file holds none.
+    """
+    masked = mask_secrets(result.message)
+    value = redact_value(result.value) if result.value is not None else None
+    if not masked.is_masked and value == result.value:
+        return result
+    message = masked.text
+    if masked.is_masked:
+        message += (
+            f"\n[promptkit masked credentials in this result ({', '.join(masked.rules)}):"
+            " the values are withheld; refer to them by where they are]"
+        )
+    return ToolResult(message=message, value=value, success=result.success)

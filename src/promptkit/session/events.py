@@ -48,7 +48,8 @@ class ToolInvoked:
 
 @dataclass(frozen=True)
 class PromptExecuted:
-    """A provider answered a prompt; `output` is the parsed structured output, JSON-ready."""
+    """A provider answered a prompt; `output` is the parsed structured output, JSON-ready, and
+    `finish_reason` why the answer ended (`stop`, `length`, `refusal`, ...)."""
 
     prompt_ns: str
     prompt_key: str
@@ -62,6 +63,10 @@ class PromptExecuted:
     cached_tokens: int | None
     duration_s: float
     executed_at: datetime
+    # Added later: events stored before them load with None.
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    finish_reason: str | None = None
 
 
 @dataclass(frozen=True)

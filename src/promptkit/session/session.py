@@ -127,8 +127,10 @@ class Session:
         self._next_subscriber = 0
         self._seq = 0
         self._recorder: SessionRecorder | None = None
-        # The store directory this session's records live in; set by SessionStore.
+        # The store directory this session's records live in, and the last record (seq,
+        # checksum) of that log this copy holds; both set by SessionStore.
         self._store_dir: Path | None = None
+        self._store_head: tuple[int, str] | None = None
 
     @property
     def session_id(self) -> str:
@@ -369,11 +371,13 @@ class Session:
         seq: int,
         slices: Mapping[type[Any], list[Any]],
         store_dir: Path,
+        store_head: tuple[int, str],
     ) -> Session:
         session = cls(session_id=session_id, tags=tags)
         session._slices = {t: _Slice(values) for t, values in slices.items() if values}
         session._seq = seq
         session._store_dir = store_dir
+        session._store_head = store_head
         return session
 
 

@@ -4,12 +4,13 @@ real SDK clients, with scripted `Reply` values and a record of every request.
 """
 
 from promptkit.testing.fake_server import FakeProviderServer, RecordedRequest, Responder
-from promptkit.testing.replies import Reply, ReplyKind, ToolCall, Usage
+from promptkit.testing.replies import Finish, Reply, ReplyKind, ToolCall, Usage
 from promptkit.testing.wire import Endpoint
 
 __all__ = [
     "Endpoint",
     "FakeProviderServer",
+    "Finish",
     "RecordedRequest",
     "Reply",
     "ReplyKind",

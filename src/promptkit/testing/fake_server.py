@@ -360,6 +360,12 @@ class FakeProviderServer:
 
         if reply.delay_seconds and self._stopping.wait(reply.delay_seconds):
             return None
+        if reply.kind == "raw":
+            headers = (
+                ("content-type", reply.content_type),
+                (request_id_header(endpoint), record.request_id),
+            )
+            return _Answer(status=reply.status, headers=headers, body=reply.raw_body)
         if reply.kind == "error":
             body = render_error(
                 endpoint,

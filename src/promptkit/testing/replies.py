@@ -15,7 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-ReplyKind = Literal["message", "error"]
+ReplyKind = Literal["message", "error", "raw"]
+
+Finish = Literal["complete", "max_tokens", "context_window", "content_filter", "refusal"]
+"""How a message reply ends: complete, cut off by the output token limit, by the context
+window or by a content filter, or declined (see `Reply.truncated` and `Reply.refusal`)."""
 
 
 @dataclass(frozen=True)
@@ -108,9 +112,15 @@ class Reply:
     error_type: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
     delay_seconds: float = 0.0
+    finish: Finish = "complete"
+    raw_body: bytes = b""
+    content_type: str = "application/json"
 
     def __post_init__(self) -> None:
-        if self.kind == "message":
+        if self.kind == "raw":
+            if not 200 <= self.status <= 599:
+                raise ValueError(f"Reply.raw status must be 200-599, got {self.status}")
+        elif self.kind == "message":
             if self.status != 200:
                 raise ValueError(f"a message reply answers status 200, got {self.status}")
             if self.content is None and not self.calls:
@@ -179,6 +189,43 @@ class Reply:
             error_type=error_type,
             headers=tuple(extra.items()),
         )
+
+    @classmethod
+    def truncated(
+        cls,
+        reply: Reply,
+        *,
+        by: Literal["max_tokens", "context_window", "content_filter"] = ("max_tokens"),
+    ) -> Reply:
+        """`reply` (text, JSON or tool calls) cut off before the model finished it.
+
+        `by="max_tokens"` is the output token limit (Responses `status: "incomplete"` with
+        `max_output_tokens`, Chat `finish_reason: "length"`, Anthropic `stop_reason:
+        "max_tokens"`); `"context_window"` is Anthropic's `model_context_window_exceeded` (the
+        OpenAI APIs report it as the token limit); `"content_filter"` is OpenAI's content filter
+        (Anthropic, which has none, reports `stop_reason: "refusal"`). The last tool call of a
+        truncated reply is the one cut off.
+        """
+        if reply.kind != "message":
+            raise ValueError("Reply.truncated takes a message reply (text, JSON or tool calls)")
+        return replace(reply, finish=by)
+
+    @classmethod
+    def refusal(cls, explanation: str, *, usage: Usage | None = None) -> Reply:
+        """The model declines: a Responses `refusal` content part, a Chat `message.refusal`, an
+        Anthropic `stop_reason: "refusal"` with the explanation as its text."""
+        return cls(
+            kind="message", content=explanation, finish="refusal", usage=usage or _DEFAULT_USAGE
+        )
+
+    @classmethod
+    def raw(
+        cls, body: bytes | str, *, status: int = 200, content_type: str = "application/json"
+    ) -> Reply:
+        """Exactly `body` with `status` and `content-type`, whatever the endpoint: how a test
+        sends a malformed reply (invalid JSON, `null`, an SSE stream where JSON was expected)."""
+        data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+        return cls(kind="raw", status=status, raw_body=data, content_type=content_type)
 
     @classmethod
     def delay(cls, seconds: float, then: Reply) -> Reply:

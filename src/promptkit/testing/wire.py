@@ -24,6 +24,9 @@ _PATHS: dict[str, Endpoint] = {
 
 FALLBACK_MODEL = "fake-model"
 
+# Finishes of a reply cut off before the model completed it.
+_CUT_OFF = frozenset({"max_tokens", "context_window", "content_filter"})
+
 
 class WireRenderError(PromptkitError):
     """A reply cannot be expressed in the receiving API's wire format.
@@ -89,25 +92,25 @@ def _model(request: dict[str, Any]) -> str:
 
 
 def _responses_body(reply: Reply, request: dict[str, Any], seq: int) -> dict[str, Any]:
+    cut_off = reply.finish in _CUT_OFF
     output: list[dict[str, Any]] = []
     if reply.content is not None:
+        part: dict[str, Any] = (
+            {"type": "refusal", "refusal": reply.content}
+            if reply.finish == "refusal"
+            else {"type": "output_text", "text": reply.content, "annotations": [], "logprobs": []}
+        )
         output.append(
             {
                 "id": f"msg_fake{seq:06d}",
                 "type": "message",
                 "role": "assistant",
-                "status": "completed",
-                "content": [
-                    {
-                        "type": "output_text",
-                        "text": reply.content,
-                        "annotations": [],
-                        "logprobs": [],
-                    }
-                ],
+                "status": "incomplete" if cut_off and not reply.calls else "completed",
+                "content": [part],
             }
         )
     for index, call in enumerate(reply.calls):
+        last = index == len(reply.calls) - 1
         output.append(
             {
                 "id": f"fc_fake{seq:06d}_{index}",
@@ -115,19 +118,20 @@ def _responses_body(reply: Reply, request: dict[str, Any], seq: int) -> dict[str
                 "call_id": _call_id(call, seq, index, "call"),
                 "name": call.name,
                 "arguments": call.arguments_json,
-                "status": "completed",
+                "status": "incomplete" if cut_off and last else "completed",
             }
         )
     now = int(time.time())
     instructions = request.get("instructions")
+    reason = "content_filter" if reply.finish == "content_filter" else "max_output_tokens"
     return {
         "id": f"resp_fake{seq:06d}",
         "object": "response",
         "created_at": now,
-        "completed_at": now,
-        "status": "completed",
+        "completed_at": None if cut_off else now,
+        "status": "incomplete" if cut_off else "completed",
         "error": None,
-        "incomplete_details": None,
+        "incomplete_details": {"reason": reason} if cut_off else None,
         "instructions": instructions if isinstance(instructions, str) else None,
         "max_output_tokens": _int_or_none(request.get("max_output_tokens")),
         "model": _model(request),
@@ -213,10 +217,11 @@ def _responses_usage(usage: Usage) -> dict[str, Any]:
 
 
 def _chat_body(reply: Reply, request: dict[str, Any], seq: int) -> dict[str, Any]:
+    refused = reply.finish == "refusal"
     message: dict[str, Any] = {
         "role": "assistant",
-        "content": reply.content,
-        "refusal": None,
+        "content": None if refused else reply.content,
+        "refusal": reply.content if refused else None,
         "annotations": [],
     }
     if reply.calls:
@@ -238,7 +243,7 @@ def _chat_body(reply: Reply, request: dict[str, Any], seq: int) -> dict[str, Any
             {
                 "index": 0,
                 "message": message,
-                "finish_reason": "tool_calls" if reply.calls else "stop",
+                "finish_reason": _chat_finish_reason(reply),
                 "logprobs": None,
             }
         ],
@@ -292,7 +297,7 @@ def _messages_body(reply: Reply, request: dict[str, Any], seq: int) -> dict[str,
         "role": "assistant",
         "model": _model(request),
         "content": content,
-        "stop_reason": "tool_use" if reply.calls else "end_turn",
+        "stop_reason": _messages_stop_reason(reply),
         "stop_sequence": None,
         "usage": {
             "input_tokens": usage.input_tokens,
@@ -306,6 +311,27 @@ def _messages_body(reply: Reply, request: dict[str, Any], seq: int) -> dict[str,
             "service_tier": "standard",
         },
     }
+
+
+def _chat_finish_reason(reply: Reply) -> str:
+    if reply.finish == "content_filter":
+        return "content_filter"
+    if reply.finish in _CUT_OFF:
+        return "length"
+    return "tool_calls" if reply.calls else "stop"
+
+
+def _messages_stop_reason(reply: Reply) -> str:
+    # Anthropic has no content filter: a filtered answer ends as a refusal.
+    stop_reasons = {
+        "max_tokens": "max_tokens",
+        "context_window": "model_context_window_exceeded",
+        "content_filter": "refusal",
+        "refusal": "refusal",
+    }
+    if reply.finish in stop_reasons:
+        return stop_reasons[reply.finish]
+    return "tool_use" if reply.calls else "end_turn"
 
 
 def _anthropic_error_type(status: int) -> str:

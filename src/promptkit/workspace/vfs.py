@@ -19,6 +19,7 @@ to a session, copy their mounts into it and offer the same file tools.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import json
 import os
@@ -719,6 +720,8 @@ class WorkspaceSection(Section):
     The body is the section's guidance (or its override, exactly as stored) followed by the
     list of mounts with how many files each holds. `clone(session=...)` requires a Session;
     the clone copies the mounts into that session unless it already holds them.
+    `mask_credentials=False` lets this section's tool results reach the model with credentials
+    in them (they are masked by default; see `promptkit.prompt.mask_tool_result`).
     """
 
     session: Session
@@ -726,6 +729,7 @@ class WorkspaceSection(Section):
     title: str = "Workspace"
     key: str = "workspace"
     grep_timeout: float = DEFAULT_GREP_TIMEOUT
+    mask_credentials: bool = True
     tools: tuple[Tool[Any], ...] = field(default=(), init=False)
 
     def __post_init__(self) -> None:
@@ -746,7 +750,10 @@ class WorkspaceSection(Section):
         super().__post_init__()
         self._check_backend()
         load_mounts(self.session, mounts)
-        object.__setattr__(self, "tools", self.filesystem.tools() + self._backend_tools())
+        tools = self.filesystem.tools() + self._backend_tools()
+        if not self.mask_credentials:
+            tools = tuple(dataclasses.replace(tool, masks_credentials=False) for tool in tools)
+        object.__setattr__(self, "tools", tools)
 
     @property
     def filesystem(self) -> VirtualFilesystem:

@@ -5,47 +5,44 @@
 `digest` says which digest a render would use and how current it is, `overrides` lists the
 stored overrides for the prompt, `history` lists the executed prompts and tool calls of the
 session with token usage. `promptkit repl` runs it for any such prompt; the code-review example
-subclasses it with its own `review` command and output formatting.
+subclasses it with its own `review` command and output formatting. What it shows is worded in
+`promptkit.repl.report` and `promptkit.repl.progress`.
 
 The session is the one most recently stored for the workspace (as for `promptkit optimize` and
 `render`), held for the whole loop so a digest stored here is what a later `render` sees; a new
 session is stored only once a command has put something in it. Piped input works: without a
 terminal there is no prompt string and no banner, so stdout holds only what the commands print.
 A command's promptkit error is one line on stderr and the loop goes on; the exit status is 1
-when any command failed, so a script can tell. `add_repl_arguments` (defined with the other
-shared options in `promptkit.cli.options`) is re-exported here beside `run_repl`, for REPLs
-built on `WorkspaceRepl` such as the code-review example.
+when any command failed, so a script can tell.
 """
 
 from __future__ import annotations
 
-import argparse
 import cmd
 import inspect
 import json
-import os
 import sys
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self, TextIO
 
-from promptkit.adapters import PromptResponse, ProviderAdapter
+from promptkit.adapters import PromptResponse
 from promptkit.adapters.loop import json_ready
-from promptkit.adapters.optimize import OptimizationScope
-from promptkit.adapters.selection import AdapterChoice, choose_adapter
-from promptkit.adapters.static import StaticAdapter
-from promptkit.cli.digest import resolution_lines
-from promptkit.cli.optimize import Progress, tool_call_text
-from promptkit.cli.options import add_repl_arguments as add_repl_arguments
-from promptkit.cli.overrides import author_text, status_text
-from promptkit.cli.workspace_prompt import workspace_options
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
+from promptkit.discovery.references import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
+from promptkit.optimize import OptimizationScope, WriterChoice, optimize_workspace_digest
 from promptkit.overrides import LocalPromptOverridesStore, SharedSectionOverride
 from promptkit.overrides.check import EntryState, entry_states, shared_states
-from promptkit.overrides.prompts import PromptSource, bind_prompt
 from promptkit.prompt import Prompt, PromptOverride, SectionOverride
+from promptkit.repl.progress import Progress
+from promptkit.repl.report import (
+    author_text,
+    history_lines,
+    resolution_lines,
+    status_text,
+    usage_line,
+)
 from promptkit.secrets import redact_secrets
 from promptkit.session import (
     PromptExecuted,
@@ -58,53 +55,15 @@ from promptkit.workspace.manifest import describe_workspace
 from promptkit.workspace.vfs import VfsFile, VfsMount
 
 
-def run_repl(
-    args: argparse.Namespace,
-    *,
-    repl_type: type[WorkspaceRepl] | None = None,
-    prompt_source: PromptSource | None = None,
-) -> int:
-    """Open a REPL from parsed `add_repl_arguments` options and run it to the end.
-
-    `prompt_source` is used as given; without it `args.prompt` is resolved (the built-in
-    workspace prompt when that is None too). Returns the exit status.
-    """
-    options = workspace_options(
-        args.path,
-        prompt=prompt_source if prompt_source is not None else getattr(args, "prompt", None),
-        state_dir=args.state_dir,
-        overrides_dir=args.overrides_dir,
-    )
-    choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
-    repl = (repl_type or WorkspaceRepl).open(
-        ReplSetup(
-            workspace=options.workspace,
-            prompt_source=options.prompt_source,
-            choice=choice,
-            overrides=options.overrides,
-            tag=args.tag,
-            state=options.sessions,
-        )
-    )
-    with repl:
-        try:
-            return repl.run()
-        except BrokenPipeError:
-            # The reader went away (`... | head`): stop quietly. stdout is pointed at devnull
-            # so the interpreter's own flush at exit does not fail with a traceback either.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            return 1
-
-
 @dataclass(frozen=True)
 class ReplSetup:
-    """What a REPL works on: the workspace, the prompt (or its factory), the chosen adapter,
-    the overrides store and tag, and the session store."""
+    """What a REPL works on: the workspace, the prompt (or its factory), the chosen digest
+    writer (with its adapter, when there is a model), the overrides store and tag, and the
+    session store."""
 
     workspace: Path
     prompt_source: PromptSource
-    choice: AdapterChoice
+    choice: WriterChoice
     overrides: LocalPromptOverridesStore
     tag: str
     state: SessionStore
@@ -310,16 +269,17 @@ class WorkspaceRepl(cmd.Cmd):
             self.fail(f"optimize takes session or global, got {arg.strip()!r}")
             return
         scope = OptimizationScope(words[0] if words else "session")
-        adapter = self.setup.choice.adapter
+        writer = self.setup.choice.writer
         progress = Progress(self.output, live=self.is_interactive)
         progress.say(
-            f"optimizing the workspace digest ({scope} scope) with {_adapter_label(adapter)}"
+            f"optimizing the workspace digest ({scope} scope) with {_writer_label(self.setup)}"
         )
         run_session = Session()
         stop_progress = run_session.subscribe(progress.on_event)
         stop_forwarding = run_session.subscribe(self._record_in_history)
         try:
-            result = adapter.optimize(
+            result = optimize_workspace_digest(
+                writer,
                 self._prompt,
                 store_scope=scope,
                 overrides_store=self.setup.overrides,
@@ -375,7 +335,7 @@ class WorkspaceRepl(cmd.Cmd):
         """Evaluate the prompt with `params`, recording it in the session; ProviderError saying
         how to configure a model when the REPL has none. `command` names the REPL command."""
         adapter = self.setup.choice.adapter
-        if isinstance(adapter, StaticAdapter):
+        if adapter is None:
             raise ProviderError(
                 f"`{command}` needs a model, and this REPL has none ({self.setup.choice.reason});"
                 " set OPENAI_API_KEY or ANTHROPIC_API_KEY and start again with --provider auto,"
@@ -499,67 +459,14 @@ class WorkspaceRepl(cmd.Cmd):
             self._attachment = self.setup.state.attach(self.session, self.setup.workspace)
 
 
-def usage_line(response: PromptResponse[Any]) -> str:
-    """`provider model, N tool calls, I input / O output tokens` for one response."""
-    calls = len(response.tool_calls)
-    return (
-        f"{response.provider} {response.model}, {calls} tool call{'' if calls == 1 else 's'},"
-        f" {_tokens(response.usage.input_tokens, response.usage.output_tokens)}"
-    )
-
-
-def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoked]) -> list[str]:
-    """Each executed prompt with the tool calls made for it, oldest first.
-
-    A tool call belongs to the next answer of the same prompt; calls with no answer after them
-    (an evaluation that failed) are listed last.
-    """
-    pending = sorted(calls, key=lambda call: call.invoked_at)
-    lines: list[str] = []
-    for number, answer in enumerate(sorted(executed, key=lambda e: e.executed_at), start=1):
-        mine = [
-            call
-            for call in pending
-            if (call.prompt_ns, call.prompt_key) == (answer.prompt_ns, answer.prompt_key)
-            and call.invoked_at <= answer.executed_at
-        ]
-        pending = [call for call in pending if call not in mine]
-        lines.append(
-            f"{number}. {answer.executed_at.isoformat(timespec='seconds')}"
-            f" {answer.prompt_ns}/{answer.prompt_key}: {answer.provider} {answer.model},"
-            f" {len(mine)} tool call{'' if len(mine) == 1 else 's'},"
-            f" {_tokens(answer.input_tokens, answer.output_tokens, answer.cached_tokens)},"
-            f" {answer.duration_s:.2f}s"
-        )
-        lines += [_call_line(call) for call in mine]
-    if pending:
-        lines.append("tool calls of evaluations that did not finish:")
-        lines += [_call_line(call) for call in pending]
-    return lines
-
-
-def _call_line(call: ToolInvoked) -> str:
-    return f"   tool {tool_call_text(call)}"
-
-
-def _tokens(input_tokens: int | None, output_tokens: int | None, cached: int | None = None) -> str:
-    if input_tokens is None and output_tokens is None:
-        return "tokens not reported"
-    text = f"{_count(input_tokens)} input / {_count(output_tokens)} output tokens"
-    return f"{text} ({cached} cached)" if cached else text
-
-
-def _count(value: int | None) -> str:
-    return "?" if value is None else str(value)
-
-
 def _entry_line(state: EntryState, entry: SectionOverride | None) -> str:
     line = f'  {state.table}."{state.name}": {status_text(state)}'
     return line if entry is None else f"{line}; {author_text(entry)}"
 
 
-def _adapter_label(adapter: ProviderAdapter) -> str:
-    if isinstance(adapter, StaticAdapter):
+def _writer_label(setup: ReplSetup) -> str:
+    adapter = setup.choice.adapter
+    if adapter is None:
         return "the static optimizer (no model)"
     return f"{adapter.provider} {adapter.model}"
 

@@ -7,7 +7,8 @@ Every `promptkit` command resolves `--prompt` in two steps: `load_prompt_source`
 the reference names without calling it (so the module registers its session slice types before
 a stored session is loaded), then `bind_prompt` makes the prompt the command works on.
 
-Binding needs both prompts and sessions, and this package is the lowest that knows both.
+Binding needs both prompts and sessions; the overrides check, the REPL and every workspace
+command find their prompts here.
 """
 
 from __future__ import annotations

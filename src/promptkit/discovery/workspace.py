@@ -1,7 +1,7 @@
 """What the workspace commands (`optimize`, `render`, `digest status`, `repl`) work on.
 
 Their shared options (`PATH`, `--prompt`, `--state-dir`, `--overrides-dir`) resolve here: the
-directory, the prompt source (`promptkit.overrides.prompts`), the session store and the
+directory, the prompt source (`promptkit.discovery.references`), the session store and the
 overrides store; `bind_workspace` then binds the prompt to the session most recently stored for
 the workspace. The built-in default prompt, `workspace_prompt`, is a factory: a short role, the
 workspace as a VFS, planning tools and the workspace digest.
@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from promptkit.digest import WorkspaceDigestSection
+from promptkit.discovery.references import PromptSource, bind_prompt, load_prompt_source
 from promptkit.errors import WorkspaceError
 from promptkit.overrides import LocalPromptOverridesStore
-from promptkit.overrides.prompts import PromptSource, bind_prompt, load_prompt_source
 from promptkit.planning import PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection
 from promptkit.session import Session, SessionStore
 from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
 
-DEFAULT_PROMPT_REFERENCE = "promptkit.cli.workspace_prompt:workspace_prompt"
+DEFAULT_PROMPT_REFERENCE = "promptkit.discovery.workspace:workspace_prompt"
 
 _ROLE = """\
 You are an assistant working in the software repository mounted below. Read the workspace

@@ -1,0 +1,218 @@
+"""`ModelDigestWriter`: a model explores the workspace through a `ProviderAdapter` and writes
+the digest.
+
+The model runs on the optimization session with the session-aware sections (workspace, digest,
+planning) cloned onto it, so the run leaves no trace in the caller's session. Its prompt is
+`<ns>.optimization` / `<key>-workspace-digest`, with the sections "Optimization Goal",
+"Expectations", planning (GOAL_DECOMPOSE_ROUTE_SYNTHESISE), the cloned workspace and the cloned
+digest section, and an output type with one field, `digest` (seed 004). A reply that does not
+parse is kept as plain text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+from typing import Any
+
+from promptkit.adapters.base import ProviderAdapter
+from promptkit.adapters.response import PromptResponse, TokenUsage, ToolCallRecord
+from promptkit.errors import OptimizationError, OutputParseError, PromptValidationError
+from promptkit.logging import get_logger
+from promptkit.names import is_valid_key
+from promptkit.optimize.types import DigestDraft, OptimizationResponse, OptimizationTarget
+from promptkit.planning import PlanningStrategy, PlanningToolsSection
+from promptkit.prompt import Prompt, TextSection, ToolResult
+from promptkit.session import Session, ToolInvoked
+from promptkit.workspace.manifest import describe_workspace
+
+_log = get_logger("promptkit.optimize")
+
+OPTIMIZATION_NS_SUFFIX = ".optimization"
+OPTIMIZATION_KEY_SUFFIX = "-workspace-digest"
+
+_KEY_LIMIT = 64
+_HASH_CHARS = 8
+
+
+class ModelDigestWriter:
+    """Writes the digest with `adapter`'s model (what `ProviderAdapter.optimize` uses)."""
+
+    def __init__(self, adapter: ProviderAdapter) -> None:
+        self.adapter = adapter
+
+    @property
+    def provider(self) -> str:
+        return self.adapter.provider
+
+    @property
+    def model(self) -> str:
+        return self.adapter.model
+
+    def __repr__(self) -> str:
+        return f"ModelDigestWriter({self.adapter!r})"
+
+    def write_digest(
+        self,
+        target: OptimizationTarget,
+        *,
+        optimization_session: Session,
+        deadline: float | timedelta | None,
+        max_tool_rounds: int,
+    ) -> DigestDraft:
+        """The model explores the workspace through the optimization prompt and writes the
+        digest."""
+        # The manifest is taken before the model reads anything: edits made while it works make
+        # the stored digest stale rather than silently describing a state it never saw.
+        provenance = describe_workspace(target.workspace_root)
+        inner = optimization_prompt(target, optimization_session)
+        response = _evaluate(
+            self.adapter, inner, target, optimization_session, deadline, max_tool_rounds
+        )
+        return DigestDraft(response=response, provenance=provenance)
+
+
+def optimization_prompt(target: OptimizationTarget, session: Session) -> Prompt[Any]:
+    """The prompt a model answers with the digest, bound to `session` (see the module doc)."""
+    prompt = target.prompt
+    planning = prompt.find_section(PlanningToolsSection)
+    strategy = PlanningStrategy.GOAL_DECOMPOSE_ROUTE_SYNTHESISE
+    planning_section = (
+        planning.clone(session=session, strategy=strategy)
+        if isinstance(planning, PlanningToolsSection)
+        else PlanningToolsSection(session=session, strategy=strategy)
+    )
+    ns_head, _, ns_last = prompt.ns.rpartition("/")
+    ns_tail = _suffixed(ns_last, OPTIMIZATION_NS_SUFFIX)
+    try:
+        return Prompt(
+            ns=f"{ns_head}/{ns_tail}" if ns_head else ns_tail,
+            key=_suffixed(prompt.key, OPTIMIZATION_KEY_SUFFIX),
+            sections=(
+                TextSection(
+                    title="Optimization Goal",
+                    key="optimization-goal",
+                    text=_goal_text(target),
+                ),
+                TextSection(title="Expectations", key="expectations", text=_EXPECTATIONS),
+                planning_section,
+                # Children are dropped: the optimization prompt has its own fixed layout, and a
+                # child bound to the caller's session would leak the run into it.
+                target.workspace_section.clone(session=session, children=()),
+                # Writing the digest is this prompt's job, so its placeholder is expected there.
+                target.digest_section.clone(
+                    session=session,
+                    children=(),
+                    placeholder=_NO_DIGEST_YET,
+                    warn_when_missing=False,
+                ),
+            ),
+            output_type=OptimizationResponse,
+        )
+    except PromptValidationError as error:
+        raise OptimizationError(
+            f"optimize {prompt.ns}/{prompt.key}: cannot build the optimization prompt: {error};"
+            " no request was sent"
+        ) from error
+
+
+def _suffixed(name: str, suffix: str) -> str:
+    """`name + suffix`, shortened to the key rule's 64 characters with a hash of `name` kept,
+    so two long names never share one optimization prompt."""
+    joined = name + suffix
+    if len(joined) <= _KEY_LIMIT:
+        return joined
+    fingerprint = hashlib.sha256(name.encode("utf-8")).hexdigest()[:_HASH_CHARS]
+    head = name[: _KEY_LIMIT - len(suffix) - _HASH_CHARS - 1]
+    shortened = f"{head}-{fingerprint}{suffix}"
+    assert is_valid_key(shortened)
+    return shortened
+
+
+def _goal_text(target: OptimizationTarget) -> str:
+    prompt = target.prompt
+    return (
+        f"Write the workspace digest for the `{target.section_key}` section of the prompt"
+        f" `{prompt.ns}/{prompt.key}`: a short, task-agnostic description of the workspace"
+        " mounted below, which later prompts reuse instead of exploring the files again.\n\n"
+        "Explore the workspace with the tools you have, confirm each fact in the files, and"
+        " answer with the digest. Work only from what the files show."
+    )
+
+
+_NO_DIGEST_YET = "No digest is stored yet: the one you write will be the first."
+
+_EXPECTATIONS = """\
+The digest is markdown of at most about 400 words, with these parts:
+
+- Layout: the notable directories and files someone needs to find their way around.
+- Tooling: the default commands and workflows to test, lint, format, type-check and build.
+- Watch-outs: known caveats and recurring pitfalls that affect most tasks.
+
+Leave out:
+
+- anything about one particular task, request or change: the digest serves every task;
+- credentials, tokens, keys and the contents of credential files (name a variable if a command
+  needs it, never its value);
+- the state of external services, the output of tool calls in flight, and scratch or
+  sandbox-only files, including files you wrote in the workspace copy;
+- anything the files do not confirm.
+
+promptkit records the section key, the scope and where the digest is stored next to it: do not
+write them into the digest. Reply with the digest in the `digest` field."""
+
+
+def _evaluate(
+    adapter: ProviderAdapter,
+    inner: Prompt[Any],
+    target: OptimizationTarget,
+    session: Session,
+    deadline: float | timedelta | None,
+    max_tool_rounds: int,
+) -> PromptResponse[Any]:
+    """Evaluate the optimization prompt; a reply that does not parse is kept as plain text."""
+    calls_before = len(session.select_all(ToolInvoked))
+    try:
+        return adapter.evaluate(
+            inner,
+            session=session,
+            overrides_store=target.overrides_store,
+            overrides_tag=target.overrides_tag or "latest",
+            deadline=deadline,
+            max_tool_rounds=max_tool_rounds,
+        )
+    except OutputParseError as error:
+        _log.info(
+            "optimization_reply_unstructured",
+            prompt_ns=inner.ns,
+            prompt_key=inner.key,
+            reason=str(error)[:300],
+        )
+        if isinstance(error.response, PromptResponse):
+            # What the adapter had when parsing failed: the reply's text, tool calls and usage.
+            return error.response
+        # An adapter that attaches no response: the session still has the tool calls.
+        calls = [
+            call
+            for call in session.select_all(ToolInvoked)[calls_before:]
+            if (call.prompt_ns, call.prompt_key) == (inner.ns, inner.key)
+        ]
+        return PromptResponse(
+            prompt_name=inner.display_name,
+            text=error.raw_text,
+            output=None,
+            tool_calls=tuple(_call_record(call) for call in calls),
+            usage=TokenUsage(),
+            model=adapter.model,
+            provider=adapter.provider,
+        )
+
+
+def _call_record(call: ToolInvoked) -> ToolCallRecord:
+    return ToolCallRecord(
+        name=call.name,
+        call_id=call.call_id,
+        params=dict(call.params),
+        result=ToolResult(message=call.result_message, value=call.value, success=call.success),
+        duration=timedelta(seconds=call.duration_s),
+    )

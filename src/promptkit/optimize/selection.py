@@ -1,0 +1,72 @@
+"""Choosing who writes a digest, as `promptkit optimize` and the REPL do: a model when one is
+configured (`promptkit.adapters.selection.choose_adapter`), else the offline static writer.
+
+`auto` takes the static writer when no API key and no base URL are given; `static` always does.
+The choice comes with a sentence saying why, for the user to see, and keeps the adapter (None
+for the static writer) for commands that need a model to answer prompts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from promptkit.adapters.base import ProviderAdapter
+from promptkit.adapters.selection import choose_adapter, model_configured
+from promptkit.errors import ProviderError
+from promptkit.optimize.model_writer import ModelDigestWriter
+from promptkit.optimize.static_writer import StaticDigestWriter
+from promptkit.optimize.types import DigestWriter
+
+WriterName = Literal["auto", "openai", "anthropic", "static"]
+WRITER_NAMES: tuple[str, ...] = get_args(WriterName)
+
+
+@dataclass(frozen=True)
+class WriterChoice:
+    """The digest writer, one sentence saying which it is and why, and the adapter behind it
+    (None for the static writer, which answers no prompt)."""
+
+    writer: DigestWriter
+    reason: str
+    adapter: ProviderAdapter | None
+
+    @classmethod
+    def of_adapter(cls, adapter: ProviderAdapter, reason: str) -> WriterChoice:
+        """The choice of `adapter`'s model as the writer (and as the REPL's answering model)."""
+        return cls(ModelDigestWriter(adapter), reason, adapter)
+
+
+def choose_digest_writer(
+    provider: str = "auto",
+    *,
+    model: str | None = None,
+    base_url: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> WriterChoice:
+    """The writer for `provider` (`auto`, `openai`, `anthropic` or `static`).
+
+    `model`, `base_url` and `environ` are as for `choose_adapter`; keys are never put in the
+    reason or in an error message.
+    """
+    env = os.environ if environ is None else environ
+    if provider not in WRITER_NAMES:
+        raise ProviderError(f"unknown provider {provider!r}: use one of {', '.join(WRITER_NAMES)}")
+    if provider == "static" or (provider == "auto" and not model_configured(env, base_url)):
+        return WriterChoice(
+            StaticDigestWriter(), _static_reason(provider, model, base_url), adapter=None
+        )
+    choice = choose_adapter(provider, model=model, base_url=base_url, environ=env)
+    return WriterChoice.of_adapter(choice.adapter, choice.reason)
+
+
+def _static_reason(provider: str, model: str | None, base_url: str | None) -> str:
+    reason = "static optimizer (no model: the digest is built from the files)"
+    if provider == "auto":
+        reason = f"auto chose the {reason}, as neither OPENAI_API_KEY nor ANTHROPIC_API_KEY is set"
+    ignored = [flag for flag, value in (("model", model), ("base URL", base_url)) if value]
+    if ignored:
+        reason += f"; the {' and '.join(ignored)} given is not used"
+    return reason

@@ -1,0 +1,103 @@
+"""Validation before anything is spent: what an optimize call targets, or why it cannot run.
+
+`prepare_optimization` finds the prompt's `WorkspaceDigestSection` and workspace section, checks
+the scope and the overrides arguments, and returns an `OptimizationTarget`; every problem is an
+`OptimizationError` that says what is missing and that no request was sent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from promptkit.digest import WorkspaceDigestSection
+from promptkit.errors import OptimizationError
+from promptkit.names import require_key
+from promptkit.optimize.types import OptimizationScope, OptimizationTarget
+from promptkit.overrides import PromptOverridesStore
+from promptkit.prompt import Prompt
+from promptkit.session import SessionProtocol
+from promptkit.workspace.vfs import WorkspaceSection
+
+
+def prepare_optimization(
+    prompt: Prompt[Any],
+    *,
+    store_scope: OptimizationScope | str,
+    overrides_store: PromptOverridesStore | None,
+    overrides_tag: str | None,
+    session: SessionProtocol,
+) -> OptimizationTarget:
+    """Check everything that can be checked before spending anything; OptimizationError names
+    what is missing and what to do."""
+    if not isinstance(prompt, Prompt):
+        raise OptimizationError(
+            f"optimize needs a promptkit Prompt, got {type(prompt).__name__}; no request was sent"
+        )
+    name = f"{prompt.ns}/{prompt.key}"
+    try:
+        scope = OptimizationScope(store_scope)
+    except ValueError:
+        raise OptimizationError(
+            f"optimize {name}: unknown store_scope {store_scope!r}; use OptimizationScope.SESSION"
+            " or OptimizationScope.GLOBAL; no request was sent"
+        ) from None
+    if not isinstance(session, SessionProtocol):
+        raise OptimizationError(
+            f"optimize {name}: session must implement SessionProtocol (a promptkit Session, for"
+            f" instance), got {type(session).__name__}; no request was sent"
+        )
+    digest_section = prompt.find_section(WorkspaceDigestSection)
+    if not isinstance(digest_section, WorkspaceDigestSection):
+        raise OptimizationError(
+            f"optimize {name}: the prompt has no WorkspaceDigestSection, so there is no digest to"
+            " write; add WorkspaceDigestSection(session=session) to it; no request was sent"
+        )
+    workspace_section = prompt.find_section(WorkspaceSection)
+    if not isinstance(workspace_section, WorkspaceSection):
+        raise OptimizationError(
+            f"optimize {name}: the prompt has no workspace section (VfsWorkspaceSection or"
+            " PodmanWorkspaceSection), so there is no workspace to describe; add one mounting"
+            " the directory the digest is about; no request was sent"
+        )
+    if scope is OptimizationScope.GLOBAL:
+        missing = [
+            label
+            for label, value in (
+                ("overrides_store", overrides_store),
+                ("overrides_tag", overrides_tag),
+            )
+            if value is None
+        ]
+        if missing:
+            raise OptimizationError(
+                f"optimize {name} with scope GLOBAL needs overrides_store and overrides_tag"
+                f" (missing: {', '.join(missing)}); pass both, or use OptimizationScope.SESSION;"
+                " no request was sent"
+            )
+    if overrides_store is not None and not isinstance(overrides_store, PromptOverridesStore):
+        raise OptimizationError(
+            f"optimize {name}: overrides_store must be a PromptOverridesStore (for example"
+            f" LocalPromptOverridesStore), got {type(overrides_store).__name__};"
+            " no request was sent"
+        )
+    if overrides_tag is not None:
+        require_key(overrides_tag, what="overrides_tag", error=OptimizationError)
+    path = prompt.path_of(digest_section)
+    assert path is not None  # find_section returned a section of this very prompt
+    return OptimizationTarget(
+        prompt=prompt,
+        digest_section=digest_section,
+        digest_path=path,
+        workspace_section=workspace_section,
+        workspace_root=_workspace_root(workspace_section),
+        scope=scope,
+        overrides_store=overrides_store,
+        overrides_tag=overrides_tag,
+    )
+
+
+def _workspace_root(section: WorkspaceSection) -> Path:
+    """The host directory the digest describes: the one mounted at `/`, else the first mount."""
+    mount = next((m for m in section.mounts if m.mount_path == "/"), section.mounts[0])
+    return Path(mount.host_path).expanduser().resolve()

@@ -1,0 +1,118 @@
+"""The values of the optimize workflow: scope, target, draft, result, and the `DigestWriter` seam.
+
+A `DigestWriter` is whoever writes the digest text (a model through a `ProviderAdapter`, or the
+offline static scan); everything around it (validation, checks, storage, the execution record)
+is the same for every writer and lives in `promptkit.optimize.workflow`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from promptkit.adapters.response import PromptResponse, TokenUsage
+from promptkit.digest import WorkspaceDigestSection
+from promptkit.overrides import PromptOverridesStore
+from promptkit.prompt import Prompt, SectionPath
+from promptkit.session import Session
+from promptkit.workspace.manifest import WorkspaceManifest
+from promptkit.workspace.vfs import WorkspaceSection
+
+
+class OptimizationScope(StrEnum):
+    """Where `optimize` stores the digest: the caller's session, or the overrides store."""
+
+    SESSION = "session"
+    GLOBAL = "global"
+
+
+@dataclass(frozen=True)
+class OptimizationResult:
+    """What `optimize` did: the provider's response, the stored digest, the scope and the key
+    of the digest section it was stored for."""
+
+    response: PromptResponse[Any]
+    digest: str
+    scope: OptimizationScope
+    section_key: str
+
+
+@dataclass(frozen=True)
+class OptimizationResponse:
+    """The reply of the optimization prompt: the workspace digest, as markdown (the seed's
+    `_OptimizationResponse`)."""
+
+    digest: str
+
+
+@dataclass(frozen=True)
+class OptimizationTarget:
+    """What validation found: the prompt's digest section and its path, the workspace section
+    and the directory it mounts, and where the digest is to be stored."""
+
+    prompt: Prompt[Any]
+    digest_section: WorkspaceDigestSection
+    digest_path: SectionPath
+    workspace_section: WorkspaceSection
+    workspace_root: Path
+    scope: OptimizationScope
+    overrides_store: PromptOverridesStore | None
+    overrides_tag: str | None
+
+    @property
+    def section_key(self) -> str:
+        return self.digest_section.key
+
+
+@dataclass(frozen=True)
+class DigestDraft:
+    """A digest as written, before it is checked and stored: the response that carries it and
+    the manifest of the workspace state it was written from."""
+
+    response: PromptResponse[Any]
+    provenance: WorkspaceManifest
+
+
+@runtime_checkable
+class DigestWriter(Protocol):
+    """Writes the digest text that the workflow then checks and stores.
+
+    `provider` and `model` name the writer in progress lines, events and execution records.
+    """
+
+    @property
+    def provider(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    def write_digest(
+        self,
+        target: OptimizationTarget,
+        *,
+        optimization_session: Session,
+        deadline: float | timedelta | None,
+        max_tool_rounds: int,
+    ) -> DigestDraft:
+        """The digest for `target`; a model writer runs on `optimization_session` within
+        `deadline` and `max_tool_rounds`, a writer without a model may ignore them."""
+        ...
+
+
+def digest_response(
+    digest: str, *, prompt_name: str, provider: str, model: str
+) -> PromptResponse[Any]:
+    """A response carrying `digest` as its structured output, for digests written without a
+    provider call (the static writer)."""
+    return PromptResponse(
+        prompt_name=prompt_name,
+        text=digest,
+        output=OptimizationResponse(digest=digest),
+        tool_calls=(),
+        usage=TokenUsage(),
+        model=model,
+        provider=provider,
+    )
