@@ -221,6 +221,7 @@ if TYPE_CHECKING:
         DigestDraft as DigestDraft,
         DigestWriter as DigestWriter,
         ModelDigestWriter as ModelDigestWriter,
+        OperatorOverrideError as OperatorOverrideError,
         OptimizationResult as OptimizationResult,
         OptimizationScope as OptimizationScope,
         OptimizationTarget as OptimizationTarget,

@@ -3,9 +3,9 @@
 The provider comes from `--provider` (`auto` says what it chose: OpenAI or Anthropic when that
 key is set, else the offline static optimizer). The session is the one most recently stored for
 PATH (or a new one), so SESSION scope persists the digest through `SessionStore` for a later
-`render`; GLOBAL scope writes the overrides files and clears that session's digest. Progress
-goes to stderr, live on a terminal and as plain lines otherwise; the digest and where it was
-stored go to stdout.
+`render`; GLOBAL scope writes the shared override file (never over a digest an operator wrote,
+unless `--force`) and clears that session's digest. Progress goes to stderr, live on a terminal
+and as plain lines otherwise; the digest and where it was stored go to stdout.
 """
 
 from __future__ import annotations
@@ -35,6 +35,11 @@ def register(subparsers: Any) -> None:
         default="session",
         help="session: store in the workspace's session; global: write the overrides files"
         " (default: session)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="with --scope global, replace a digest an operator wrote (refused otherwise)",
     )
     parser.add_argument(
         "--output-dir",
@@ -81,6 +86,7 @@ def run_optimize(args: argparse.Namespace) -> int:
             session=session,
             optimization_session=run_session,
             output_dir=args.output_dir,
+            overwrite_operator=args.force,
         )
         if attachment is None and scope is OptimizationScope.SESSION:
             attachment = bound.sessions.attach(session, workspace)
@@ -97,11 +103,7 @@ def run_optimize(args: argparse.Namespace) -> int:
             f" ({bound.sessions.session_dir(workspace, session.session_id)})"
         ]
     else:
-        where = [
-            str(bound.overrides.prompt_file(prompt.ns, prompt.key, args.tag)),
-            f"{bound.overrides.shared_file(result.section_key, args.tag)} (shared by every"
-            f" prompt with a {result.section_key!r} section)",
-        ]
+        where = list(result.locations)
     print(result.digest)
     print()
     print(f"stored the {result.section_key!r} digest ({scope} scope) in:")

@@ -15,6 +15,7 @@ _EXPORTS: dict[str, str] = {
     "WriterChoice": "promptkit.optimize.selection",
     "choose_digest_writer": "promptkit.optimize.selection",
     "StaticDigestWriter": "promptkit.optimize.static_writer",
+    "OperatorOverrideError": "promptkit.optimize.storage",
     "DigestDraft": "promptkit.optimize.types",
     "DigestWriter": "promptkit.optimize.types",
     "OptimizationResponse": "promptkit.optimize.types",
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
         choose_digest_writer as choose_digest_writer,
     )
     from promptkit.optimize.static_writer import StaticDigestWriter as StaticDigestWriter
+    from promptkit.optimize.storage import OperatorOverrideError as OperatorOverrideError
     from promptkit.optimize.types import (
         DigestDraft as DigestDraft,
         DigestWriter as DigestWriter,

@@ -291,13 +291,15 @@ class LocalPromptOverridesStore:
         source: OverrideAuthor,
         provenance: Mapping[str, ProvenanceValue] | None = None,
         workspace: Path | None = None,
+        updated_at: datetime | None = None,
     ) -> SectionOverride:
         """Store `body` for every prompt with a `section_key` section hashing to `expected_hash`.
 
         It replaces the previous shared body of that key and tag; prompts' own overrides of
         the section are untouched and still win over it. `provenance` (text, flag or notes per
         field) and `workspace` (the folder the body describes, stored relative to the root)
-        are kept with it for freshness checks.
+        are kept with it for freshness checks. `updated_at` (default: now) is for putting back
+        an entry as it was.
         """
         file = shared_file(self._root, section_key, tag)
         if not isinstance(expected_hash, str) or HASH_PATTERN.fullmatch(expected_hash) is None:
@@ -309,7 +311,7 @@ class LocalPromptOverridesStore:
         entry = SectionOverride(
             expected_hash=expected_hash,
             body=checked_text(body, where=where),
-            updated_at=_now(),
+            updated_at=updated_at.replace(microsecond=0) if updated_at else _now(),
             source=checked_author(source),
         )
         checked_provenance(provenance, where=where)

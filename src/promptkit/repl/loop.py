@@ -1,7 +1,8 @@
 """The workspace REPL: one prompt with a workspace digest, and the commands around it.
 
 `WorkspaceRepl` is a stdlib `cmd.Cmd` over a prompt that has a `WorkspaceDigestSection`:
-`optimize [session|global]` writes and stores the digest, `ask <message>` evaluates the prompt,
+`optimize [session|global [force]]` writes and stores the digest (GLOBAL asks before it
+replaces a digest an operator wrote), `ask <message>` evaluates the prompt,
 `digest` says which digest a render would use and how current it is, `overrides` lists the
 stored overrides for the prompt, `history` lists the executed prompts and tool calls of the
 session with token usage. `promptkit repl` runs it for any such prompt; the code-review example
@@ -31,7 +32,12 @@ from promptkit.adapters.loop import json_ready
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery.references import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
-from promptkit.optimize import OptimizationScope, WriterChoice, optimize_workspace_digest
+from promptkit.optimize import (
+    OperatorOverrideError,
+    OptimizationScope,
+    WriterChoice,
+    optimize_workspace_digest,
+)
 from promptkit.overrides import LocalPromptOverridesStore, SharedSectionOverride
 from promptkit.overrides.check import EntryState, entry_states, shared_states
 from promptkit.prompt import Prompt, PromptOverride, SectionOverride
@@ -257,18 +263,38 @@ class WorkspaceRepl(cmd.Cmd):
     # -- optimize ---------------------------------------------------------------------------
 
     def do_optimize(self, arg: str) -> None:
-        """optimize [session|global]: write the workspace digest and store it.
+        """optimize [session|global [force]]: write the workspace digest and store it.
 
         session (the default) keeps the digest in this workspace's session, where `render` and
-        the next REPL find it. global writes it into the overrides folder under the tag (as
-        this prompt's override and as the shared digest any prompt with the same digest
-        section finds) and clears the session's digest so the override is used.
+        the next REPL find it. global writes it into the overrides folder under the tag (as the
+        shared digest any prompt with the same digest section finds) and clears the session's
+        digest so the override is used. A digest an operator wrote is replaced only when you
+        answer yes to the question, or with `optimize global force`.
         """
         words = arg.split()
-        if len(words) > 1 or (words and words[0] not in ("session", "global")):
-            self.fail(f"optimize takes session or global, got {arg.strip()!r}")
+        if words not in ([], ["session"], ["global"], ["global", "force"]):
+            self.fail(f"optimize takes session, global or global force, got {arg.strip()!r}")
             return
         scope = OptimizationScope(words[0] if words else "session")
+        try:
+            self._optimize(scope, overwrite_operator=words[1:] == ["force"])
+        except OperatorOverrideError as refused:
+            question = f"{refused.location} holds a digest an operator wrote; replace it? [y/N] "
+            if not self.confirm(question):
+                self.fail(f"{refused}")
+                return
+            self._optimize(scope, overwrite_operator=True)
+
+    def confirm(self, question: str) -> bool:
+        """Ask a yes/no question on the REPL's streams; only `y` or `yes` is a yes."""
+        self.stdout.write(question)
+        self.stdout.flush()
+        answer = self.stdin.readline()
+        if not self.is_interactive:  # shown, so a piped transcript reads like a session
+            self.stdout.write(answer if answer.endswith("\n") else answer + "\n")
+        return answer.strip().lower() in ("y", "yes")
+
+    def _optimize(self, scope: OptimizationScope, *, overwrite_operator: bool) -> None:
         writer = self.setup.choice.writer
         progress = Progress(self.output, live=self.is_interactive)
         progress.say(
@@ -286,6 +312,7 @@ class WorkspaceRepl(cmd.Cmd):
                 overrides_tag=self.setup.tag,
                 session=self.session,
                 optimization_session=run_session,
+                overwrite_operator=overwrite_operator,
             )
         finally:
             stop_forwarding()
@@ -295,22 +322,12 @@ class WorkspaceRepl(cmd.Cmd):
         usage = result.response.usage
         progress.done(len(result.response.tool_calls), usage.input_tokens, usage.output_tokens)
         self.say(f"stored the {result.section_key!r} digest ({len(result.digest)} characters) in:")
-        for where in self._storage_places(scope, result.section_key):
-            self.say(f"  {where}")
-        self.say("`digest` shows it")
-
-    def _storage_places(self, scope: OptimizationScope, section_key: str) -> list[str]:
         if scope is OptimizationScope.SESSION:
-            state = self.setup.state
-            folder = state.session_dir(self.setup.workspace, self.session.session_id)
-            return [f"session {self.session.session_id} ({folder})"]
-        overrides = self.setup.overrides
-        prompt = self._prompt
-        return [
-            str(overrides.prompt_file(prompt.ns, prompt.key, self.setup.tag)),
-            f"{overrides.shared_file(section_key, self.setup.tag)} (shared by every prompt with"
-            f" a {section_key!r} section)",
-        ]
+            folder = self.setup.state.session_dir(self.setup.workspace, self.session.session_id)
+            self.say(f"  session {self.session.session_id} ({folder})")
+        for location in result.locations:
+            self.say(f"  {location}")
+        self.say("`digest` shows it")
 
     def _record_in_history(self, event: object) -> None:
         # The optimization runs on a session of its own; its tool calls and answer are copied

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 def resolution_lines(resolution: DigestResolution, *, origin: str) -> list[str]:
     """How `digest status` and the REPL's `digest` describe a resolved digest, one aligned
     `name: value` line each: the section, `origin` (as the caller words where the body came
-    from), when it was updated and how long ago, its author, and whether it is fresh."""
+    from), when it was updated and how long ago, its author, whether it is fresh, and the
+    stored override a session digest hides, if any."""
     lines = [f"section:   {resolution.section_key}", f"origin:    {origin}"]
     if resolution.updated_at is not None:
         age = describe_age(datetime.now(UTC) - resolution.updated_at)
@@ -30,6 +31,11 @@ def resolution_lines(resolution: DigestResolution, *, origin: str) -> list[str]:
     if resolution.author is not None:
         lines.append(f"author:    {resolution.author}")
     lines.append(f"freshness: {_freshness_text(resolution)}")
+    if resolution.shadowed_override is not None:
+        lines.append(
+            f"shadows:   {resolution.shadowed_override}: the session digest wins over this"
+            " reviewed override"
+        )
     return lines
 
 
@@ -40,7 +46,7 @@ def _freshness_text(resolution: DigestResolution) -> str:
     if freshness is None:
         if resolution.origin == "session":
             return "unknown (the digest records no workspace provenance)"
-        return "unknown (overrides record no workspace provenance)"
+        return "unknown (the override records no workspace provenance)"
     if freshness.is_stale is None:
         return f"unknown ({freshness.reason})"
     if not freshness.is_stale:
@@ -50,7 +56,9 @@ def _freshness_text(resolution: DigestResolution) -> str:
     if recorded is not None and current is not None:
         if recorded.head_sha != current.head_sha:
             detail.append(f"head {_short(recorded.head_sha)} -> {_short(current.head_sha)}")
-        if recorded.fingerprint != current.fingerprint:
+        # A committed digest is judged by its content fingerprint: stat-based ones differ by
+        # checkout.
+        if resolution.origin == "session" and recorded.fingerprint != current.fingerprint:
             detail.append(
                 f"fingerprint {_short(recorded.fingerprint)} -> {_short(current.fingerprint)}"
             )
