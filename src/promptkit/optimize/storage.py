@@ -249,7 +249,7 @@ def _restore_own(
 def _restore_shared(
     store: SharedSectionStore, section_key: str, tag: str, before: SharedSectionOverride | None
 ) -> None:
-    if before is not None and isinstance(store, LocalPromptOverridesStore):
+    if before is not None:
         store.set_shared_section(
             section_key=section_key,
             tag=tag,
@@ -259,16 +259,6 @@ def _restore_shared(
             provenance=before.provenance,
             workspace=before.workspace,
             updated_at=before.entry.updated_at,
-        )
-    elif before is not None:
-        store.set_shared_section(
-            section_key=section_key,
-            tag=tag,
-            body=before.entry.body,
-            expected_hash=before.entry.expected_hash,
-            source=before.entry.source,
-            provenance=before.provenance,
-            workspace=before.workspace,
         )
     elif isinstance(store, LocalPromptOverridesStore):
         store.delete_shared_section(section_key=section_key, tag=tag)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -54,9 +55,11 @@ class SharedSectionStore(Protocol):
         source: OverrideAuthor,
         provenance: Mapping[str, ProvenanceValue] | None = None,
         workspace: Path | None = None,
+        updated_at: datetime | None = None,
     ) -> SectionOverride:
         """Store `body` for every prompt whose `section_key` section hashes to `expected_hash`,
-        with the provenance of what it describes when given."""
+        with the provenance of what it describes when given; `updated_at` (default: now) puts
+        an entry back as it was."""
         ...
 
     def resolve_shared_section(self, section_key: str, tag: str) -> SectionOverride | None:
