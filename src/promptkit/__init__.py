@@ -40,6 +40,8 @@ _EXPORTS: dict[str, str] = {
             "ModelRefusalError",
             "ToolLoopLimitError",
             "OptimizationError",
+            "DatasetError",
+            "PromotionRefusedError",
         ),
         "promptkit.errors",
     ),
@@ -161,6 +163,10 @@ _EXPORTS: dict[str, str] = {
         ("Plan", "PlanStep", "PlanningStrategy", "PlanningToolsSection", "StepStatus"),
         "promptkit.planning",
     ),
+    **dict.fromkeys(
+        ("Case", "Dataset", "EvaluationReport", "load_dataset", "run_evaluation"),
+        "promptkit.evals",
+    ),
 }
 
 __all__ = sorted(_EXPORTS)
@@ -192,12 +198,14 @@ if TYPE_CHECKING:
         set_workspace_digest as set_workspace_digest,
     )
     from promptkit.errors import (
+        DatasetError as DatasetError,
         ModelOutputError as ModelOutputError,
         ModelRefusalError as ModelRefusalError,
         OptimizationError as OptimizationError,
         OutputParseError as OutputParseError,
         OutputTruncatedError as OutputTruncatedError,
         OverridesError as OverridesError,
+        PromotionRefusedError as PromotionRefusedError,
         PromptkitError as PromptkitError,
         PromptRenderError as PromptRenderError,
         PromptValidationError as PromptValidationError,
@@ -216,6 +224,13 @@ if TYPE_CHECKING:
         ToolValidationError as ToolValidationError,
         WorkspaceError as WorkspaceError,
         WorkspaceUnavailableError as WorkspaceUnavailableError,
+    )
+    from promptkit.evals import (
+        Case as Case,
+        Dataset as Dataset,
+        EvaluationReport as EvaluationReport,
+        load_dataset as load_dataset,
+        run_evaluation as run_evaluation,
     )
     from promptkit.optimize import (
         DigestDraft as DigestDraft,

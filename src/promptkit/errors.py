@@ -151,3 +151,17 @@ class ToolLoopLimitError(PromptkitError):
 
 class OptimizationError(PromptkitError):
     """`optimize` refused to run or to store its result; nothing was stored."""
+
+
+class DatasetError(PromptkitError, ValueError):
+    """An evaluation dataset file could not be read as a whole (unreadable, not YAML, not a list
+    of cases); the message names the file and line. A single bad case is reported per case."""
+
+
+class PromotionRefusedError(PromptkitError):
+    """`promote_overrides` found the candidate below the threshold or regressing; nothing was
+    copied. `regressed` names the cases whose score fell by more than the tolerance."""
+
+    def __init__(self, message: str, *, regressed: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.regressed = regressed

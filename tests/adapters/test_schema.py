@@ -8,7 +8,8 @@ from pydantic import BaseModel
 from promptkit import output_schema
 from promptkit.adapters.anthropic import output_config
 from promptkit.adapters.openai import output_format
-from promptkit.adapters.schema import closed_schema, is_openai_strict_ready
+from promptkit.adapters.schema import closed_schema, shape_for_strict
+from promptkit.adapters.schema_rules import OPENAI_STRICT
 
 
 class Inner(BaseModel):
@@ -87,8 +88,14 @@ def test_anthropic_native_format_accepts_optional_fields() -> None:
     assert config["format"]["schema"]["additionalProperties"] is False
 
 
-def test_anthropic_falls_back_to_the_prompt_for_unsupported_keywords() -> None:
-    assert output_config(Bounded) is None
+def test_anthropic_says_an_unsupported_bound_in_the_description() -> None:
+    config = output_config(Bounded)
+
+    assert config is not None
+    assert config["format"]["schema"]["properties"]["count"] == {"description": "(minimum: 1)"}
+
+
+def test_anthropic_falls_back_to_the_prompt_for_an_open_object() -> None:
     assert output_config(WithMapping) is None
 
 
@@ -98,10 +105,10 @@ def test_a_value_without_a_type_is_not_openai_strict() -> None:
         "properties": {"anything": {"title": "Anything"}},
         "required": ["anything"],
     }
-    closed = closed_schema(schema)
+    shaped = shape_for_strict(schema, OPENAI_STRICT, name="anything")
 
-    assert closed is not None
-    assert not is_openai_strict_ready(closed)
+    assert not shaped.strict
+    assert shaped.reason is not None and "needs a type" in shaped.reason
 
 
 @given(
@@ -119,7 +126,6 @@ def test_a_flat_object_is_strict_exactly_when_every_property_is_required(
     required = data.draw(st.lists(st.sampled_from(names), unique=True)) if names else []
     schema = {"type": "object", "properties": properties, "required": required}
 
-    closed = closed_schema(schema)
+    shaped = shape_for_strict(schema, OPENAI_STRICT, name="flat")
 
-    assert closed is not None
-    assert is_openai_strict_ready(closed) == (set(required) == set(properties))
+    assert shaped.strict == (set(required) == set(properties))

@@ -1,5 +1,6 @@
 """Fixtures for the digest tests: real git repositories in tmp_path and a real overrides store."""
 
+import argparse
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,17 @@ from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.session import Session
 
 from ..conftest import committed_repo, git
+
+
+def run_digest_cli(*argv: str) -> int:
+    """Run `promptkit digest ARGV...` through its parser and handler; returns the exit status."""
+    from promptkit.cli import digest as digest_cli
+
+    parser = argparse.ArgumentParser(prog="promptkit")
+    digest_cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["digest", *argv])
+    status: int = args.handler(args)
+    return status
 
 
 def commit_file(repo: Path, name: str, text: str) -> str:

@@ -1,7 +1,6 @@
 """`promptkit digest status`: origin, age and freshness, read from real stores on disk; the
 prompt named by `--prompt` in each form a reference can take, and bad references."""
 
-import argparse
 import importlib
 import os
 import uuid
@@ -9,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from promptkit.cli import digest as digest_cli
 from promptkit.digest import WorkspaceDigestSection, set_workspace_digest
 from promptkit.errors import PromptValidationError, WorkspaceError
 from promptkit.overrides import LocalPromptOverridesStore
@@ -17,7 +15,7 @@ from promptkit.prompt import OverrideAuthor
 from promptkit.session import Session, SessionStore
 
 from ..conftest import REPO_ROOT, offline_env, run_promptkit
-from .conftest import commit_file
+from .conftest import commit_file, run_digest_cli
 
 DEMO_PROMPTS = """\
 from promptkit.digest import WorkspaceDigestSection
@@ -36,11 +34,7 @@ PROMPT = build()
 
 
 def run_status(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="promptkit")
-    digest_cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["digest", "status", *argv])
-    status: int = args.handler(args)
-    return status
+    return run_digest_cli("status", *argv)
 
 
 def prompt_module(folder: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> str:

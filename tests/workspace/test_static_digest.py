@@ -95,6 +95,7 @@ LEAKY_FILES = {
         f"- You must set AWS_ACCESS_KEY_ID={AWS_KEY_ID} before deploying.\n"
         f"- Never paste aws_secret_access_key = {AWS_SECRET} into chat.\n"
         f"- Do not post to Slack with {SLACK} directly.\n"
+        f"\n```sh\nuv publish -p {PASSWORD}\n```\n"
     ),
     "package.json": (
         '{"name": "leaky", "scripts": {'
@@ -134,11 +135,11 @@ def leaky_facts(leaky_repo: Path) -> WorkspaceFacts:
     return scan_workspace(leaky_repo)
 
 
-def test_digest_has_layout_tooling_workflows_and_watch_outs_in_that_order(
+def test_digest_has_commands_layout_tooling_workflows_and_watch_outs_in_that_order(
     leaky_facts: WorkspaceFacts,
 ) -> None:
     headings = re.findall(r"^### (.+)$", render_static_digest(leaky_facts), re.MULTILINE)
-    assert headings == ["Layout", "Tooling", "Workflows", "Watch-outs"]
+    assert headings == ["Commands", "Layout", "Tooling", "Workflows", "Watch-outs"]
 
 
 def test_fake_credentials_never_appear_in_the_static_digest(leaky_facts: WorkspaceFacts) -> None:
@@ -150,7 +151,7 @@ def test_fake_credentials_never_appear_in_the_static_digest(leaky_facts: Workspa
 
 def test_redacted_commands_keep_their_shape_in_the_digest(leaky_facts: WorkspaceFacts) -> None:
     digest = render_static_digest(leaky_facts, max_tokens=100_000)
-    assert "- Test: `make test` (Makefile; runs `OPENAI_API_KEY=[REDACTED:openai-api-key]" in digest
+    assert "- Test: `make test` = `OPENAI_API_KEY=[REDACTED:openai-api-key] pytest -q`" in digest
     assert "Always run the linters before pushing. (CONTRIBUTING.md)" in digest
 
 
@@ -164,7 +165,7 @@ def test_random_looking_words_are_concealed_even_without_a_known_shape(
     leaky_facts: WorkspaceFacts,
 ) -> None:
     digest = render_static_digest(leaky_facts, max_tokens=100_000)
-    assert "runs `twine upload -p [REDACTED:random-string]`" in digest
+    assert "`uv publish -p [REDACTED:random-string]`" in digest
 
 
 def test_digest_is_byte_identical_in_separate_processes(
@@ -218,10 +219,10 @@ def test_smaller_budgets_keep_only_whole_lines_of_the_full_digest(
 def test_a_tight_budget_keeps_the_file_count_and_first_test_command(
     leaky_facts: WorkspaceFacts,
 ) -> None:
-    digest = render_static_digest(leaky_facts, max_tokens=60)
-    assert digest.startswith("### Layout\n- ")
-    assert "- Test: `make test`" in digest
-    assert "Other:" not in digest
+    digest = render_static_digest(leaky_facts, max_tokens=80)
+    assert digest.startswith("### Commands\n- Test: `make test`")
+    assert "\n### Layout\n- 10 files" in digest
+    assert "Also in" not in digest
 
 
 def test_a_budget_too_small_for_any_line_gives_an_empty_digest(
@@ -239,7 +240,7 @@ def test_names_with_line_breaks_cannot_break_the_markdown(tmp_path: Path) -> Non
     write_tree(tmp_path, {"evil\n### Injected/x.txt": "x\n", "ok/y.txt": "y\n"})
     digest = render_static_digest(scan_workspace(tmp_path))
     assert re.findall(r"^### (.+)$", digest, re.MULTILINE) == ["Layout"]
-    assert "- `evil?### Injected/`: 1 file" in digest
+    assert "- `evil?### Injected/` (1 file)" in digest
 
 
 def test_empty_workspace_digest_says_there_is_nothing(tmp_path: Path) -> None:
@@ -251,6 +252,6 @@ def test_empty_workspace_digest_says_there_is_nothing(tmp_path: Path) -> None:
 def test_top_level_directories_past_the_sixteenth_are_summed_up(tmp_path: Path) -> None:
     write_tree(tmp_path, {f"dir{index:02}/file.txt": "x\n" for index in range(20)})
     digest = render_static_digest(scan_workspace(tmp_path))
-    assert "- `dir15/`: 1 file" in digest
+    assert "- `dir15/` (1 file)" in digest
     assert "dir16" not in digest
     assert "- 4 more top-level directories with 4 files" in digest

@@ -2,11 +2,12 @@
 
 The rendered prompt is the system block, marked `cache_control: ephemeral` so the tools and the
 system text (the prompt's stable prefix) are a prompt-caching breakpoint. Structured output uses
-the Messages API's native `output_config.format` when the output schema fits what Anthropic's
-constrained decoding accepts (an object root, every object closable, only supported keywords);
-otherwise, or with `structured_output="prompt"` (for models without structured outputs), the
-prompt's "Response Format" section alone asks for the JSON. Either way the reply is validated
-into the output type.
+the Messages API's native `output_config.format` when the output schema can be shaped into what
+Anthropic's constrained decoding accepts (`promptkit.adapters.schema`: an object root, every
+object closable, unsupported bounds moved into descriptions, at most 16 union-typed and 24
+optional parameters, no recursion); otherwise, or with `structured_output="prompt"` (for models
+without structured outputs), the prompt's "Response Format" section alone asks for the JSON.
+Either way the reply is validated into the output type.
 
 The `anthropic` package is imported only when a client is built or an error is translated.
 """
@@ -21,7 +22,8 @@ from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.response import TokenUsage
-from promptkit.adapters.schema import closed_schema, uses_only_anthropic_keywords
+from promptkit.adapters.schema import shape_for_strict
+from promptkit.adapters.schema_rules import ANTHROPIC_STRICT, check_tool_names
 from promptkit.adapters.wire import (
     ModelTurn,
     RequestedToolCall,
@@ -132,11 +134,13 @@ def _build_anthropic_client(kwargs: Mapping[str, Any], *, sync: bool) -> Any:
 
 
 def output_config(output_type: Any) -> dict[str, Any] | None:
-    """`output_config` asking for `output_type`'s schema, or None when it does not fit."""
-    closed = closed_schema(output_schema(output_type))
-    if closed is None or not uses_only_anthropic_keywords(closed):
+    """`output_config` asking for `output_type`'s schema shaped for Anthropic's constrained
+    decoding, or None when it cannot be (the prompt's "Response Format" section asks instead)."""
+    name = getattr(output_type, "__name__", None) or "output"
+    shaped = shape_for_strict(output_schema(output_type), ANTHROPIC_STRICT, name=name)
+    if not shaped.strict:
         return None
-    return {"format": {"type": "json_schema", "schema": closed}}
+    return {"format": {"type": "json_schema", "schema": shaped.schema}}
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,7 @@ class MessagesCodec(WireCodec):
     api = "messages"
 
     def start(self, rendered: RenderedPrompt[Any], user_message: str) -> WireConversation:
+        check_tool_names(tuple(tool.name for tool in rendered.tools), ANTHROPIC_STRICT)
         fixed: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens}
         if rendered.text:
             fixed["system"] = [

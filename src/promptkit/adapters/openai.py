@@ -2,9 +2,10 @@
 OpenAI-compatible servers (vLLM, Ollama, llama.cpp server).
 
 The rendered prompt is the system text (Responses `instructions`, a Chat `system` message). Tools
-and the output type travel as JSON schemas; a schema goes `strict` when it can be closed
-(`additionalProperties: false`) and every property is required, and non-strict otherwise, so an
-optional field is never silently turned into a required nullable one. An output type whose schema
+and the output type travel as JSON schemas, shaped for strict mode where they can be
+(`promptkit.adapters.schema`: closed objects, `$ref` siblings inlined, unsupported formats and
+bounds moved into descriptions) and sent non-strict otherwise, so an optional field is never
+silently turned into a required nullable one. An output type whose schema
 root is not an object (a list) cannot use the native format and relies on the prompt's
 "Response Format" section, as does `structured_output="prompt"`.
 
@@ -22,7 +23,8 @@ from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.response import TokenUsage
-from promptkit.adapters.schema import closed_schema, is_openai_strict_ready
+from promptkit.adapters.schema import shape_for_strict
+from promptkit.adapters.schema_rules import OPENAI_STRICT, check_tool_names
 from promptkit.adapters.wire import (
     ModelTurn,
     RequestedToolCall,
@@ -161,12 +163,11 @@ class JsonSchemaFormat:
 def output_format(output_type: Any) -> JsonSchemaFormat | None:
     """The native format for `output_type`, or None when the schema root is not an object."""
     schema = output_schema(output_type)
-    closed = closed_schema(schema)
-    if closed is not None and is_openai_strict_ready(closed):
-        return JsonSchemaFormat(_format_name(output_type), closed, strict=True)
     if schema.get("type") != "object":
         return None
-    return JsonSchemaFormat(_format_name(output_type), schema, strict=False)
+    name = _format_name(output_type)
+    shaped = shape_for_strict(schema, OPENAI_STRICT, name=name)
+    return JsonSchemaFormat(name, shaped.schema, strict=shaped.strict)
 
 
 def native_output_format(
@@ -181,15 +182,13 @@ def native_output_format(
 
 def function_definition(tool: Tool[Any]) -> dict[str, Any]:
     """A tool as both APIs define a function: name, description, parameters schema and whether
-    the schema can be sent `strict`."""
-    parameters = tool.parameters_schema
-    closed = closed_schema(parameters)
-    strict = closed is not None and is_openai_strict_ready(closed)
+    the schema could be shaped for `strict`."""
+    shaped = shape_for_strict(tool.parameters_schema, OPENAI_STRICT, name=tool.name)
     return {
         "name": tool.name,
         "description": tool.description,
-        "parameters": closed if strict else parameters,
-        "strict": strict,
+        "parameters": shaped.schema,
+        "strict": shaped.strict,
     }
 
 
@@ -207,6 +206,7 @@ class ResponsesCodec(WireCodec):
     api = "responses"
 
     def start(self, rendered: RenderedPrompt[Any], user_message: str) -> WireConversation:
+        check_tool_names(tuple(tool.name for tool in rendered.tools), OPENAI_STRICT)
         fixed: dict[str, Any] = {"model": self.model}
         if rendered.text:
             fixed["instructions"] = rendered.text
@@ -286,6 +286,7 @@ class ChatCompletionsCodec(WireCodec):
     api = "chat"
 
     def start(self, rendered: RenderedPrompt[Any], user_message: str) -> WireConversation:
+        check_tool_names(tuple(tool.name for tool in rendered.tools), OPENAI_STRICT)
         fixed: dict[str, Any] = {"model": self.model}
         if rendered.tools:
             fixed["tools"] = [

@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "promptkit.cli.digest",
     "promptkit.cli.overrides",
     "promptkit.cli.repl",
+    "promptkit.cli.eval",
 )
 
 

@@ -10,6 +10,7 @@ prompt), bound to the most recently active session stored for the workspace
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,27 @@ def register(subparsers: Any) -> None:
     add_path_argument(status)
     add_prompt_arguments(status)
     status.set_defaults(handler=run_status)
+    export = commands.add_parser(
+        "export",
+        help="write the stored digest into AGENTS.md or CLAUDE.md",
+        description="Write the stored workspace digest (session or override, resolved as"
+        " `digest status` shows) into a marked block of AGENTS.md or CLAUDE.md, keeping"
+        " everything written around the block. With --check, write nothing and exit 1 when"
+        " the file is out of date (for CI).",
+    )
+    add_path_argument(export)
+    add_prompt_arguments(export)
+    export.add_argument(
+        "--format",
+        dest="export_format",
+        choices=("agents-md", "claude-md"),
+        default="agents-md",
+        help="agents-md writes AGENTS.md, claude-md writes CLAUDE.md (default: agents-md)",
+    )
+    export.add_argument(
+        "--check", action="store_true", help="exit 1 when the file is out of date; write nothing"
+    )
+    export.set_defaults(handler=run_export)
 
 
 def run_status(args: argparse.Namespace) -> int:
@@ -57,6 +79,42 @@ def run_status(args: argparse.Namespace) -> int:
         *resolution_lines(resolution, origin=origin),
     ]
     print("\n".join(lines))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Export the resolved digest into the agent file; returns the exit status."""
+    from promptkit.digest import resolve_workspace_digest
+    from promptkit.digest.export import export_digest
+    from promptkit.discovery.workspace import bind_workspace
+
+    bound = bind_workspace(
+        args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
+    )
+    resolution = resolve_workspace_digest(
+        bound.prompt, overrides_store=bound.overrides, tag=args.tag
+    )
+    if resolution.origin == "placeholder":
+        print(
+            f"promptkit: no digest stored for {bound.workspace}: run `promptkit optimize` first",
+            file=sys.stderr,
+        )
+        return 2
+    result = export_digest(
+        Path(bound.workspace), resolution.body, args.export_format, check=args.check
+    )
+    if args.check:
+        if result.is_outdated:
+            print(
+                f"{result.path} is out of date with the {resolution.origin} digest: run"
+                f" `promptkit digest export --format {args.export_format}`",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"{result.path} is up to date")
+        return 0
+    verb = "wrote" if result.is_outdated else "unchanged:"
+    print(f"{verb} {result.path} ({resolution.origin} digest)")
     return 0
 
 

@@ -1,10 +1,10 @@
 """`promptkit overrides ...`: the operator's commands over a `LocalPromptOverridesStore`.
 
-list, show, seed, set, edit, diff, rm and check. Prompts are found by `--prompt
-package.module:attr`, through the `promptkit.prompts` entry points, and (for `check` and `list`)
-in the `[tool.promptkit] prompts` list of the project's pyproject.toml; every write goes through
-the store, so the CLI checks nothing the library does not. The commands read with a strict store:
-a file that a render would skip is an error here.
+list, show, seed, set, edit, diff, rm and check, and promote (in `promptkit.cli.promote`).
+Prompts are found by `--prompt package.module:attr`, through the `promptkit.prompts` entry
+points, and (for `check` and `list`) in the `[tool.promptkit] prompts` list of the project's
+pyproject.toml; every write goes through the store, so the CLI checks nothing the library does
+not. The commands read with a strict store: a file that a render would skip is an error here.
 """
 
 from __future__ import annotations
@@ -121,6 +121,10 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="first record bodies edited by hand (source = operator, dated) in every valid file",
     )
+    # `promote` runs an evaluation first; its module owns that and is imported only here.
+    from promptkit.cli.promote import register_promote
+
+    register_promote(actions)
 
 
 # -- handlers -----------------------------------------------------------------------------------

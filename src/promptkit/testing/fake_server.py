@@ -6,7 +6,8 @@ It serves OpenAI Responses (`POST /v1/responses`), OpenAI Chat Completions
 SDKs send HTTP through their own stack, so a real server is the only seam that sees what they
 send and parses what they receive. Each request takes the next reply from its endpoint's queue,
 then from the shared queue, then from the responder; with none left the server answers a loud,
-non-retryable 500 so a test never passes on a reply it did not script.
+non-retryable 500 so a test never passes on a reply it did not script. A request the real API
+would refuse (`promptkit.testing.rules`) gets its 400 instead, in that API's error shape.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from urllib.parse import urlsplit
 
 from promptkit.logging import get_logger
 from promptkit.testing.replies import Reply
+from promptkit.testing.rules import request_problems
 from promptkit.testing.wire import (
     Endpoint,
     WireRenderError,
@@ -330,6 +332,18 @@ class FakeProviderServer:
                 f"FakeProviderServer does not stream: {where} asked for stream=true; "
                 "call the API without streaming",
             )
+
+        problems = request_problems(endpoint, request)
+        if problems:
+            # What the real API answers: a 400 in its own error shape, taking no scripted reply.
+            body = render_error(
+                endpoint,
+                400,
+                f"FakeProviderServer refused {where} as the real API would: {problems[0]}",
+                error_type=None,
+                request_id=record.request_id,
+            )
+            return _json_answer(400, body, record, ())
 
         reply, responder = self._take_reply(endpoint)
         if reply is None and responder is not None:

@@ -29,7 +29,8 @@ _EXPORTS: dict[str, str] = {
     "PodmanWorkspaceSection": "promptkit.workspace.podman",
     "DirectoryCount": "promptkit.workspace.scan",
     "LanguageCount": "promptkit.workspace.scan",
-    "WatchOut": "promptkit.workspace.scan",
+    "WatchOut": "promptkit.workspace.guidance",
+    "FolderNote": "promptkit.workspace.folders",
     "WorkspaceFacts": "promptkit.workspace.scan",
     "scan_workspace": "promptkit.workspace.scan",
     "estimate_tokens": "promptkit.workspace.static_digest",
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
         read_workspace_bytes as read_workspace_bytes,
         select_files as select_files,
     )
+    from promptkit.workspace.folders import FolderNote as FolderNote
+    from promptkit.workspace.guidance import WatchOut as WatchOut
     from promptkit.workspace.manifest import (
         MANIFEST_FILE_NAME as MANIFEST_FILE_NAME,
         WorkspaceManifest as WorkspaceManifest,
@@ -68,7 +71,6 @@ if TYPE_CHECKING:
     from promptkit.workspace.scan import (
         DirectoryCount as DirectoryCount,
         LanguageCount as LanguageCount,
-        WatchOut as WatchOut,
         WorkspaceFacts as WorkspaceFacts,
         scan_workspace as scan_workspace,
     )

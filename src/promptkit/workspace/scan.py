@@ -1,11 +1,12 @@
 """`scan_workspace`: task-agnostic facts about a workspace, gathered fast and without secrets.
 
 The scan lists files once (see `select_files`), counts languages and top-level layout from the
-names alone, and opens only a handful of files: the project's configuration (pyproject.toml,
-Makefile, package.json... at the root and one directory down), its CI files, and the guidance
-written for contributors and agents (CONTRIBUTING, AGENTS.md, CLAUDE.md), from which short
-imperative sentences become watch-outs. Every file's text passes through `redact_secrets` before
-anything is parsed out of it, so no credential reaches `WorkspaceFacts`.
+names alone, and opens only a handful of files: the project's configuration (see
+`promptkit.workspace.tooling`), its CI files, the guidance written for contributors and agents
+(`promptkit.workspace.guidance`) and what notable folders say about themselves
+(`promptkit.workspace.folders`). Every file is read through one seam, `read(path, limit)`,
+and its text passes through `redact_secrets` before anything is parsed out of it, so no
+credential reaches `WorkspaceFacts`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from promptkit.errors import WorkspaceError
 from promptkit.logging import get_logger
@@ -25,25 +27,33 @@ from promptkit.workspace.files import (
     read_workspace_bytes,
     select_files,
 )
+from promptkit.workspace.folders import FolderNote, describe_folders
+from promptkit.workspace.guidance import WatchOut, as_command, read_guidance
 from promptkit.workspace.manifest import WorkspaceManifest, manifest_for_selection
-from promptkit.workspace.tooling import ToolCommand, ToolingCollector, Workflow, parse_workflow
+from promptkit.workspace.tooling import (
+    LOCKFILE_NAMES,
+    ToolCommand,
+    ToolingCollector,
+    Workflow,
+    classify_command,
+    config_files,
+    parse_config_file,
+    parse_workflow,
+    rank_commands,
+)
 
 __all__ = [
     "DirectoryCount",
     "LanguageCount",
-    "WatchOut",
     "WorkspaceFacts",
-    "extract_watch_outs",
     "scan_workspace",
 ]
 
 _log = get_logger("promptkit.workspace")
 
 _CONFIG_READ_LIMIT = 256 * 1024
-_MAX_CONFIG_FILES = 40
+_MAX_CONFIG_FILES = 80
 _MAX_CI_FILES = 20
-_MAX_GUIDANCE_FILES = 8
-_MAX_WATCH_OUTS_PER_FILE = 24
 _SUBDIRECTORIES_PER_DIRECTORY = 4
 
 
@@ -66,19 +76,13 @@ class DirectoryCount:
 
 
 @dataclass(frozen=True, slots=True)
-class WatchOut:
-    """A short imperative sentence from contributor or agent guidance, and its file."""
-
-    source: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
 class WorkspaceFacts:
     """What `scan_workspace` found; every collection is sorted, so equal trees give equal facts.
 
     `skipped` counts files left out of the selection by reason (binary, too_large, credential...).
-    `commands` are ordered by purpose, then with the project's own task runners first.
+    `commands` are ranked, most canonical first (see `promptkit.workspace.tooling.ranking`).
+    `folders` say what the notable folders are for; `guidance_files` are the agent and
+    contributor files that were read (each once).
     """
 
     manifest: WorkspaceManifest
@@ -93,6 +97,8 @@ class WorkspaceFacts:
     commands: tuple[ToolCommand, ...]
     workflows: tuple[Workflow, ...]
     watch_outs: tuple[WatchOut, ...]
+    folders: tuple[FolderNote, ...] = ()
+    guidance_files: tuple[str, ...] = ()
 
 
 def scan_workspace(
@@ -102,126 +108,97 @@ def scan_workspace(
     selection = select_files(path, max_file_bytes=max_file_bytes)
     manifest = manifest_for_selection(selection)
     paths = [file.path for file in selection.files]
-    present = frozenset(paths)
 
-    def read(relative: str) -> str | None:
+    def read(relative: str, limit: int = _CONFIG_READ_LIMIT) -> str | None:
         try:
-            raw = read_workspace_bytes(selection.root, relative, limit=_CONFIG_READ_LIMIT)
+            raw = read_workspace_bytes(selection.root, relative, limit=limit)
         except WorkspaceError as error:
             _log.warning("workspace_file_unreadable", path=relative, error=str(error))
             return None
         return redact_secrets(raw.decode("utf-8", errors="replace"))
 
-    collector = ToolingCollector(present=present)
-    config_paths = sorted(filter(_is_config_file, paths), key=lambda p: (p.count("/"), p))
-    for relative in config_paths[:_MAX_CONFIG_FILES]:
-        _parse_config(collector, relative, read)
+    configs = config_files(paths)[:_MAX_CONFIG_FILES]
+    lockfiles = _lockfiles(selection.root, {config.rpartition("/")[0] for config in configs})
+    collector = ToolingCollector(present=frozenset(paths) | lockfiles, read=read)
+    for relative in configs:
+        parse_config_file(collector, relative)
     workflows: list[Workflow] = []
     for relative in sorted(filter(_is_ci_file, paths))[:_MAX_CI_FILES]:
         text = read(relative)
         if text is not None:
             workflows.append(parse_workflow(relative, text))
-    watch_outs: list[WatchOut] = []
-    for relative in _guidance_files(paths):
-        text = read(relative)
-        if text is not None:
-            watch_outs.extend(extract_watch_outs(relative, text))
-    root_files = sum(1 for p in paths if "/" not in p)
+    for workflow in workflows:
+        # The checks CI runs are canonical even when no runner file names them; release,
+        # benchmark and deploy workflows run builds nobody types by hand.
+        if _SIDE_WORKFLOW.search(workflow.path) is not None:
+            continue
+        for line in workflow.commands:
+            command = as_command(line) if _is_typed_by_hand(line) else None
+            purpose = classify_command(command) if command is not None else "other"
+            if command is not None and purpose != "other":
+                collector.add(purpose, command, workflow.path, standing="ci")
+    guidance = read_guidance(paths, read)
+    for documented in guidance.commands:
+        collector.add(
+            classify_command(documented.command),
+            documented.command,
+            documented.source,
+            standing="documented",
+        )
+    commands = rank_commands(
+        collector.commands, workflows, (documented.command for documented in guidance.commands)
+    )
     return WorkspaceFacts(
         manifest=manifest,
         file_count=len(paths),
         skipped=selection.skipped,
-        root_file_count=root_files,
+        root_file_count=sum(1 for p in paths if "/" not in p),
         languages=_languages(paths),
         layout=_layout(paths),
-        notable_files=tuple(sorted(p for p in paths if _is_notable(p))),
+        notable_files=tuple(
+            sorted(
+                {p for p in paths if _is_notable(p)} | {p for p in lockfiles if _is_notable(p)},
+                key=lambda p: (p.count("/"), p),
+            )
+        ),
         projects=tuple(sorted(set(collector.projects))),
         tools=tuple(sorted(collector.tools | _tools_from_ci(workflows))),
-        commands=_ordered_commands(collector.commands),
+        commands=commands,
         workflows=tuple(workflows),
-        watch_outs=tuple(watch_outs),
+        watch_outs=guidance.watch_outs,
+        folders=describe_folders(paths, read, _is_code),
+        guidance_files=guidance.files,
     )
 
 
-# -- configuration -----------------------------------------------------------------------------
-
-# Text parsers take (source, directory, text).
-_ConfigParser = Callable[[ToolingCollector, str, str, str], None]
-
-_TEXT_PARSERS: Mapping[str, _ConfigParser] = {
-    "pyproject.toml": ToolingCollector.parse_pyproject,
-    "setup.cfg": ToolingCollector.parse_setup_cfg,
-    "tox.ini": ToolingCollector.parse_tox_ini,
-    "noxfile.py": ToolingCollector.parse_noxfile,
-    "Makefile": ToolingCollector.parse_makefile,
-    "makefile": ToolingCollector.parse_makefile,
-    "GNUmakefile": ToolingCollector.parse_makefile,
-    "justfile": ToolingCollector.parse_justfile,
-    "Justfile": ToolingCollector.parse_justfile,
-    ".justfile": ToolingCollector.parse_justfile,
-    "package.json": ToolingCollector.parse_package_json,
-    "Cargo.toml": ToolingCollector.parse_cargo_toml,
-    "go.mod": ToolingCollector.parse_go_mod,
-    ".pre-commit-config.yaml": ToolingCollector.parse_pre_commit,
-}
-# Parsers of files whose presence is the fact: they take (name, source, directory).
-_PRESENCE_PARSERS: Mapping[str, _ConfigParser] = {
-    **dict.fromkeys(
-        ("pytest.ini", "ruff.toml", ".ruff.toml", "mypy.ini", ".mypy.ini", ".flake8"),
-        ToolingCollector.parse_python_config,
-    ),
-    "pyrightconfig.json": ToolingCollector.parse_python_config,
-    **dict.fromkeys(
-        ("pom.xml", "build.gradle", "build.gradle.kts", "CMakeLists.txt", "tsconfig.json"),
-        ToolingCollector.parse_build_file,
-    ),
-}
+_SIDE_WORKFLOW = re.compile(r"release|publish|bench|deploy|nightly|docs|binar", re.IGNORECASE)
+_SETUP_WORD = re.compile(r"\b(?:install|add|setup|sync|download|upload|cache)\b")
+_MAX_CI_COMMAND = 90
 
 
-def _is_config_file(relative: str) -> bool:
-    """Whether `relative` is configuration the scan reads (or notes by its presence).
-
-    Only the root and its direct subdirectories are looked at: deeper manifests belong to
-    fixtures, examples and vendored code more often than to the project's workflow.
-    """
-    name = relative.rpartition("/")[2]
-    return relative.count("/") <= 1 and (name in _TEXT_PARSERS or name in _PRESENCE_PARSERS)
-
-
-def _parse_config(
-    collector: ToolingCollector, relative: str, read: Callable[[str], str | None]
-) -> None:
-    directory, _, name = relative.rpartition("/")
-    presence = _PRESENCE_PARSERS.get(name)
-    if presence is not None:
-        presence(collector, name, relative, directory)
-        return
-    text = read(relative)
-    if text is not None:
-        _TEXT_PARSERS[name](collector, relative, directory, text)
+def _is_typed_by_hand(line: str) -> bool:
+    """Whether a CI line is a check a contributor could type (no CI variables, no setup)."""
+    return (
+        len(line) <= _MAX_CI_COMMAND
+        and "${{" not in line
+        and "$(" not in line
+        and _SETUP_WORD.search(line) is None
+    )
 
 
-_PURPOSE_ORDER = {"test": 0, "lint": 1, "format": 2, "typecheck": 3, "build": 4, "other": 5}
-# A project's own task runner says how it wants a check run; a tool's config only says it is used.
-_RUNNER_SOURCES = ("Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", ".justfile")
-
-
-def _ordered_commands(commands: list[ToolCommand]) -> tuple[ToolCommand, ...]:
-    # Within one file the parser's order stands (the sort is stable): it lists a tool's own
-    # command before the scripts that wrap it.
-    def rank(command: ToolCommand) -> tuple[int, int, int, str]:
-        source_name = command.source.rpartition("/")[2]
-        is_runner = source_name in _RUNNER_SOURCES or source_name == "package.json"
-        depth = command.source.count("/")
-        return (_PURPOSE_ORDER[command.purpose], depth, 0 if is_runner else 1, command.source)
-
-    seen: set[str] = set()
-    ordered: list[ToolCommand] = []
-    for command in sorted(commands, key=rank):
-        if command.command not in seen:
-            seen.add(command.command)
-            ordered.append(command)
-    return tuple(ordered)
+def _lockfiles(root: Path, directories: set[str]) -> frozenset[str]:
+    """Lockfiles in `directories`, found by name whatever their size (the selection may have
+    left a large one out): a lockfile's name is what tells the runner."""
+    found: set[str] = set()
+    for directory in sorted(directories | {""}):
+        for name in LOCKFILE_NAMES:
+            relative = f"{directory}/{name}" if directory else name
+            try:
+                read_workspace_bytes(root, relative, limit=0)
+            except WorkspaceError:
+                continue
+            found.add(relative)
+    return frozenset(found)
 
 
 # -- CI ----------------------------------------------------------------------------------------
@@ -263,95 +240,6 @@ def _tools_from_ci(workflows: list[Workflow]) -> set[str]:
         for prefix, tool in _CI_TOOLS
         if workflow.path.startswith(prefix)
     }
-
-
-# -- guidance and watch-outs -------------------------------------------------------------------
-
-_GUIDANCE_NAMES = ("AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md")
-_CONTRIBUTING = re.compile(r"(?:|\.github/|docs/)CONTRIBUTING(?:\.md|\.rst|\.txt)?", re.IGNORECASE)
-
-
-def _guidance_files(paths: list[str]) -> list[str]:
-    """Agent guidance first (AGENTS.md, CLAUDE.md, shallowest first), then CONTRIBUTING."""
-    agent = [
-        p
-        for p in paths
-        if p.rpartition("/")[2] in ("AGENTS.md", "CLAUDE.md") or p in _GUIDANCE_NAMES
-    ]
-    agent.sort(key=lambda p: (p.count("/"), p))
-    contributing = sorted(p for p in paths if _CONTRIBUTING.fullmatch(p))
-    return (agent[: _MAX_GUIDANCE_FILES - 1] + contributing)[:_MAX_GUIDANCE_FILES]
-
-
-_WATCH_WORD = re.compile(
-    r"\b(?:must|never|always|don't|do not|avoid|before|required|requires|make sure|ensure|"
-    r"should not|shouldn't|important)\b",
-    re.IGNORECASE,
-)
-_BULLET = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\"'(\[])")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
-_MIN_WATCH_OUT = 12
-_MAX_WATCH_OUT = 200
-
-
-def extract_watch_outs(source: str, text: str) -> list[WatchOut]:
-    """Short imperative sentences (must, never, always, avoid, before...) from markdown `text`."""
-    found: list[WatchOut] = []
-    seen: set[str] = set()
-    for unit in _markdown_units(text):
-        for sentence in _SENTENCE_BREAK.split(unit):
-            cleaned = _clean_markdown(sentence)
-            if (
-                _MIN_WATCH_OUT <= len(cleaned) <= _MAX_WATCH_OUT
-                and not cleaned.endswith(":")
-                and "[REDACTED:" not in cleaned
-                and _WATCH_WORD.search(cleaned)
-                and cleaned.casefold() not in seen
-            ):
-                seen.add(cleaned.casefold())
-                found.append(WatchOut(source=source, text=cleaned))
-                if len(found) == _MAX_WATCH_OUTS_PER_FILE:
-                    return found
-    return found
-
-
-def _markdown_units(text: str) -> Iterator[str]:
-    """Paragraphs and list items of `text`, each joined onto one line; code and tables skipped."""
-    current: list[str] = []
-    in_fence = False
-    for raw in text.splitlines():
-        stripped = raw.strip()
-        if stripped.startswith(("```", "~~~")):
-            in_fence = not in_fence
-            if current:
-                yield " ".join(current)
-                current = []
-            continue
-        if in_fence:
-            continue
-        if not stripped or stripped.startswith(("#", "|", "<", "---", "===")):
-            if current:
-                yield " ".join(current)
-                current = []
-            continue
-        stripped = stripped.lstrip("> ").strip()
-        bullet = _BULLET.match(stripped)
-        if bullet is not None:
-            if current:
-                yield " ".join(current)
-            current = [stripped[bullet.end() :]]
-        else:
-            current.append(stripped)
-    if current:
-        yield " ".join(current)
-
-
-def _clean_markdown(sentence: str) -> str:
-    text = _LINK.sub(r"\1", sentence)
-    text = _EMPHASIS.sub("", text)
-    return " ".join(text.split())
 
 
 # -- names only: languages, layout, notable files ----------------------------------------------
@@ -408,15 +296,25 @@ _LANGUAGES: Mapping[str, tuple[str, bool]] = {
 }
 
 
+def _language(relative: str) -> tuple[str, bool] | None:
+    name = relative.rpartition("/")[2]
+    language = _LANGUAGES.get(name)
+    if language is None:
+        dot = name.rfind(".")
+        if dot > 0:
+            language = _LANGUAGES.get(name[dot:].lower())
+    return language
+
+
+def _is_code(relative: str) -> bool:
+    language = _language(relative)
+    return language is not None and language[1]
+
+
 def _languages(paths: list[str]) -> tuple[LanguageCount, ...]:
     counts: Counter[tuple[str, bool]] = Counter()
     for relative in paths:
-        name = relative.rpartition("/")[2]
-        language = _LANGUAGES.get(name)
-        if language is None:
-            dot = name.rfind(".")
-            if dot > 0:
-                language = _LANGUAGES.get(name[dot:].lower())
+        language = _language(relative)
         if language is not None:
             counts[language] += 1
     return tuple(
@@ -452,17 +350,24 @@ def _layout(paths: list[str]) -> tuple[DirectoryCount, ...]:
     )
 
 
+# Contributor and architecture docs and key configuration, listed by path.
 _NOTABLE_AT_ROOT = re.compile(
-    r"(?:README|CONTRIBUTING|LICEN[CS]E|COPYING|CHANGELOG|CHANGES|HISTORY|SECURITY|"
-    r"CODE_OF_CONDUCT)(?:\.[A-Za-z]+)?|AGENTS\.md|CLAUDE\.md|CODEOWNERS|"
-    r"pyproject\.toml|setup\.py|setup\.cfg|package\.json|Cargo\.toml|go\.mod|Makefile|justfile|"
-    r"tox\.ini|noxfile\.py|\.pre-commit-config\.yaml|Dockerfile|docker-compose\.ya?ml|"
-    r"compose\.ya?ml",
+    r"(?:README|CONTRIBUTING|ARCHITECTURE|DEVELOPMENT|DEVELOPING|HACKING|SECURITY|"
+    r"CHANGELOG|CHANGES)(?:\.[A-Za-z]+)?|AGENTS\.md|CLAUDE\.md|GEMINI\.md|CODEOWNERS|"
+    r"pyproject\.toml|setup\.py|setup\.cfg|package\.json|pnpm-workspace\.yaml|turbo\.json|"
+    r"nx\.json|Cargo\.toml|go\.mod|go\.work|Makefile|justfile|Taskfile\.ya?ml|tox\.ini|"
+    r"noxfile\.py|\.pre-commit-config\.yaml|lefthook\.ya?ml|\.golangci\.ya?ml|"
+    r"rustfmt\.toml|clippy\.toml|rust-toolchain(?:\.toml)?|tsconfig\.json|biome\.jsonc?|"
+    r"Dockerfile|docker-compose\.ya?ml|compose\.ya?ml|mkdocs\.ya?ml|"
+    r"(?:eslint|vitest|vite|jest|playwright|prettier)\.config\.[cm]?[jt]s|\.prettierrc(?:\.\w+)?|"
+    r"\.oxlintrc\.json|\.oxfmtrc\.jsonc?|uv\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.work",
     re.IGNORECASE,
 )
 _NOTABLE_ELSEWHERE = re.compile(
-    r"(?:\.github|docs)/(?:CONTRIBUTING(?:\.md|\.rst)?|CODEOWNERS|copilot-instructions\.md)|"
-    r".*/(?:AGENTS|CLAUDE)\.md",
+    r"(?:\.github|docs)/(?:CONTRIBUTING(?:\.md|\.rst)?|CODEOWNERS|copilot-instructions\.md|"
+    r"ARCHITECTURE\.md|architecture\.md|DEVELOPMENT\.md|development\.md)|"
+    r"docs/(?:architecture|design|adr|decisions)/[^/]+\.md|\.cargo/config\.toml|"
+    r"\.config/nextest\.toml|\.cursor/rules/[^/]+|(?-i:.*/(?:AGENTS|CLAUDE|GEMINI)\.md)",
     re.IGNORECASE,
 )
 

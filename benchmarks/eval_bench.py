@@ -1,0 +1,137 @@
+"""Evaluation benchmark: `run_evaluation` over many cases against a fake provider with a fixed
+reply delay, against the ideal time and against the bare SDK, measured in the same run.
+
+A FakeProviderServer runs in a child process (so its threads do not share our interpreter) and
+answers every request after `--delay` seconds. Three figures:
+- ideal: cases x delay / concurrency, what perfect overlap of the waits would take;
+- bare SDK: the same number of requests sent by `openai.AsyncOpenAI` with the same
+  concurrency and nothing else (the floor this server and SDK allow);
+- promptkit: `run_evaluation` of a one-section prompt, one ExactMatch evaluator.
+promptkit's own overhead per case is (promptkit - bare SDK) x concurrency / cases: the extra time
+each concurrency slot spends per case (render, session, parsing, scoring, bookkeeping).
+
+Usage: python benchmarks/eval_bench.py [--cases 1000] [--delay 0.05] [--concurrency 32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from promptkit import MarkdownSection, Prompt
+from promptkit.adapters import OpenAIAdapter
+from promptkit.evals import Case, Dataset, ExactMatch, run_evaluation
+
+_SERVER = """
+import sys
+from promptkit.testing import FakeProviderServer, Reply
+
+delay = float(sys.argv[1])
+with FakeProviderServer() as server:
+    server.respond_with(lambda request: Reply.delay(delay, Reply.text("Paris")))
+    print(server.openai_base_url, flush=True)
+    sys.stdin.read()
+"""
+
+_KEY = "bench-key"
+
+
+@dataclass(frozen=True)
+class Country:
+    name: str
+
+
+PROMPT: Prompt[None] = Prompt(
+    ns="bench",
+    key="capital",
+    sections=(
+        MarkdownSection(
+            title="Question",
+            key="question",
+            params_type=Country,
+            template="What is the capital of {{ name }}?",
+        ),
+    ),
+)
+
+
+async def _bare_sdk(base_url: str, cases: int, concurrency: int) -> float:
+    import openai
+
+    client = openai.AsyncOpenAI(api_key=_KEY, base_url=base_url, max_retries=0)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(index: int) -> None:
+        async with gate:
+            await client.responses.create(model="fake-model", input=f"Land {index}?")
+
+    await one(-1)  # warm the connection pool and the SDK's lazy imports
+    started = time.perf_counter()
+    await asyncio.gather(*(one(index) for index in range(cases)))
+    elapsed = time.perf_counter() - started
+    await client.close()
+    return elapsed
+
+
+def _promptkit(base_url: str, cases: int, concurrency: int) -> tuple[float, int]:
+    adapter = OpenAIAdapter(
+        model="fake-model", client_kwargs={"api_key": _KEY, "base_url": base_url, "max_retries": 0}
+    )
+    dataset = Dataset(
+        "bench",
+        tuple(
+            Case(f"c{index}", (Country(f"Land {index}"),), expected="Paris")
+            for index in range(cases)
+        ),
+    )
+    run_evaluation(PROMPT, Dataset("warm", dataset.cases[:concurrency]), adapter, [ExactMatch()])
+    started = time.perf_counter()
+    report = run_evaluation(PROMPT, dataset, adapter, [ExactMatch()], concurrency=concurrency)
+    elapsed = time.perf_counter() - started
+    return elapsed, report.summary("latest").failed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=1000)
+    parser.add_argument("--delay", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=32)
+    args = parser.parse_args()
+
+    server = subprocess.Popen(
+        [sys.executable, "-c", _SERVER, str(args.delay)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        base_url = server.stdout.readline().strip()
+        ideal = args.cases * args.delay / args.concurrency
+        sdk = asyncio.run(_bare_sdk(base_url, args.cases, args.concurrency))
+        ours, failed = _promptkit(base_url, args.cases, args.concurrency)
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait(timeout=30)
+    overhead_ms = (ours - sdk) * args.concurrency / args.cases * 1000
+    print(
+        f"{args.cases} cases, {args.delay * 1000:.0f} ms reply delay, concurrency"
+        f" {args.concurrency}"
+    )
+    print(f"ideal (cases x delay / concurrency): {ideal:.2f} s")
+    print(f"bare AsyncOpenAI:                    {sdk:.2f} s  ({sdk / ideal:.2f}x ideal)")
+    print(
+        f"promptkit run_evaluation:            {ours:.2f} s  ({ours / ideal:.2f}x ideal,"
+        f" {ours / sdk:.2f}x bare SDK)"
+    )
+    print(f"promptkit overhead per case:         {overhead_ms:.2f} ms per slot")
+    print(f"failed cases: {failed}")
+
+
+if __name__ == "__main__":
+    main()

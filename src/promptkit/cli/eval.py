@@ -1,0 +1,228 @@
+"""`promptkit eval PROMPT --dataset FILE --tag latest --tag candidate`: run a dataset under
+override tags and show the scores side by side.
+
+The table goes to stdout (or the report as JSON with `--json`), a progress bar to stderr when
+it is a terminal; `--html FILE` writes the one-file HTML report, and `--output-dir DIR` writes
+`report.json`, `report.html` and the execution record `manifest.json`. `--provider fake
+--script FILE` answers from a reply script on a local `FakeProviderServer`, so the workflow runs
+with no model and no key. Exit status: 0 when every case ran and was scored, 1 when a case
+failed or did not load (the report says which), 130 when interrupted (after reporting what
+finished). The options that choose the dataset, evaluators and model are shared with
+`promptkit overrides promote`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from promptkit.adapters.base import ProviderAdapter
+    from promptkit.evals import EvaluationReport
+    from promptkit.overrides import LocalPromptOverridesStore
+    from promptkit.prompt import Prompt
+
+EVAL_PROVIDERS = ("auto", "openai", "anthropic", "fake")
+FAKE_MODEL = "fake-model"
+# The OpenAI SDK wants a key; the fake server ignores it.
+_FAKE_KEY = "fake-server-key"
+DATASET_FOLDER = "evals"
+
+
+def register(subparsers: Any) -> None:
+    """Add `eval` to the `promptkit` parser."""
+    from promptkit.cli.options import PROMPT_HELP
+
+    parser = subparsers.add_parser(
+        "eval",
+        help="score a prompt on a dataset under one or more override tags",
+        description="Run every case of a dataset under each override tag, score the replies"
+        " and compare the tags.",
+    )
+    parser.add_argument("prompt", metavar="PROMPT", help=PROMPT_HELP)
+    parser.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        help="override tag to evaluate; repeat to compare (the first is the baseline;"
+        " default: latest)",
+    )
+    parser.add_argument(
+        "--overrides-dir",
+        default="overrides",
+        metavar="DIR",
+        help="overrides store root (default: overrides)",
+    )
+    add_evaluation_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--html", metavar="FILE", help="write the HTML report to FILE")
+    parser.add_argument(
+        "--output-dir",
+        metavar="DIR",
+        help="write report.json, report.html and manifest.json (the execution record) to DIR",
+    )
+    parser.set_defaults(handler=run_eval)
+
+
+def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
+    """The dataset, evaluator, concurrency and model options `eval` and `promote` share."""
+    from promptkit.evals.specs import SPEC_HELP
+
+    parser.add_argument(
+        "--dataset",
+        metavar="FILE",
+        help=f"cases as .jsonl or .yaml (default: {DATASET_FOLDER}/<prompt key>.jsonl)",
+    )
+    parser.add_argument(
+        "--evaluator",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help=f"how replies are scored; repeatable (default: exact): {SPEC_HELP}",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=8, help="cases evaluated at once (default: 8)"
+    )
+    parser.add_argument(
+        "--deadline", type=float, metavar="SECONDS", help="time limit of each case's evaluation"
+    )
+    parser.add_argument(
+        "--provider",
+        choices=EVAL_PROVIDERS,
+        default="auto",
+        help="who answers: openai or anthropic (auto: whichever key is set), or fake (a reply"
+        " script on a local fake server, with --script)",
+    )
+    parser.add_argument("--model", help="model name (default: one per provider)")
+    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server")
+    parser.add_argument(
+        "--script", metavar="FILE", help="the reply script of --provider fake (YAML or JSON)"
+    )
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Evaluate, show and write the report; returns the exit status."""
+    from promptkit.cli.eval_table import report_table
+    from promptkit.evals.html_report import render_html_report
+    from promptkit.evals.outputs import report_json_text, write_evaluation_outputs
+    from promptkit.overrides import LocalPromptOverridesStore
+
+    prompt = load_cli_prompt(args.prompt)
+    store = LocalPromptOverridesStore(Path(args.overrides_dir))
+    try:
+        report = evaluate_from_args(args, prompt, tuple(args.tag or ["latest"]), store)
+    except ValueError as error:
+        print(f"promptkit: error: {error}", file=sys.stderr)
+        return 2
+    print(report_json_text(report) if args.json else report_table(report), end="\n")
+    if args.html:
+        from promptkit.durable import write_atomically
+
+        write_atomically(Path(args.html), render_html_report(report))
+    if args.output_dir:
+        manifest = write_evaluation_outputs(report, args.output_dir)
+        print(f"promptkit eval: execution record in {manifest}", file=sys.stderr)
+    if report.interrupted:
+        print("promptkit: interrupted", file=sys.stderr)
+        return 130
+    return 1 if report.invalid_cases or any(r.failed for r in report.results) else 0
+
+
+def load_cli_prompt(reference: str) -> Prompt[Any]:
+    """The prompt a `PROMPT` argument names (package.module:attr or an entry-point name)."""
+    from promptkit.discovery.references import bind_prompt, load_prompt_source
+
+    return bind_prompt(load_prompt_source(reference))
+
+
+def evaluate_from_args(
+    args: argparse.Namespace,
+    prompt: Prompt[Any],
+    tags: tuple[str, ...],
+    store: LocalPromptOverridesStore,
+) -> EvaluationReport:
+    """Load the dataset, build the adapter and evaluators from `args`, and run every case under
+    `tags`; ValueError for a bad option."""
+    from promptkit.cli.eval_table import ProgressBar
+    from promptkit.evals import load_dataset, run_evaluation
+    from promptkit.evals.specs import evaluator_from_spec
+
+    dataset = load_dataset(dataset_path(args.dataset, prompt), prompt)
+    with evaluation_adapter(args) as adapter:
+        evaluators = [
+            evaluator_from_spec(spec, judge_adapter=adapter) for spec in args.evaluator or ["exact"]
+        ]
+        progress = ProgressBar(len(dataset.cases) * len(tags), sys.stderr)
+        try:
+            return run_evaluation(
+                prompt,
+                dataset,
+                adapter,
+                evaluators,
+                tag=tags,
+                overrides_store=store,
+                concurrency=args.concurrency,
+                deadline=args.deadline,
+                on_result=progress.advance,
+            )
+        finally:
+            progress.close()
+
+
+def dataset_path(given: str | None, prompt: Prompt[Any]) -> Path:
+    """`given`, or the prompt's dataset under `evals/` (.jsonl, .yaml or .yml)."""
+    if given:
+        return Path(given)
+    for suffix in (".jsonl", ".yaml", ".yml"):
+        candidate = Path(DATASET_FOLDER) / f"{prompt.key}{suffix}"
+        if candidate.is_file():
+            return candidate
+    raise ValueError(
+        f"no dataset given and no {DATASET_FOLDER}/{prompt.key}.jsonl (or .yaml) here;"
+        " pass --dataset FILE"
+    )
+
+
+@contextmanager
+def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
+    """The adapter the options choose, its provider line on stderr; for `fake`, one talking to
+    a FakeProviderServer that serves the reply script for as long as the block runs."""
+    if args.provider != "fake":
+        if args.script:
+            raise ValueError("--script is for --provider fake")
+        from promptkit.adapters.selection import choose_adapter
+
+        choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
+        if choice.adapter.provider == "static":
+            raise ValueError(
+                "evaluation needs a model: set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass"
+                " --base-url of a local server, or try it offline with --provider fake"
+                " --script FILE"
+            )
+        print(f"promptkit eval: {choice.reason}", file=sys.stderr)
+        yield choice.adapter
+        return
+    if not args.script:
+        raise ValueError("--provider fake needs --script FILE (see docs/evaluation.md)")
+    from promptkit.adapters import OpenAIAdapter
+    from promptkit.testing import FakeProviderServer
+    from promptkit.testing.script import load_reply_script
+
+    script = load_reply_script(args.script)
+    with FakeProviderServer() as server:
+        server.respond_with(script.reply_to)
+        model = args.model or FAKE_MODEL
+        print(f"promptkit eval: fake provider answering from {args.script}", file=sys.stderr)
+        # No SDK retries: a scripted error is an answer to report, not a hiccup to wait out.
+        yield OpenAIAdapter(
+            model=model,
+            client_kwargs={
+                "api_key": _FAKE_KEY,
+                "base_url": server.openai_base_url,
+                "max_retries": 0,
+            },
+        )

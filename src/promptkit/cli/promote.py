@@ -1,0 +1,81 @@
+"""`promptkit overrides promote PROMPT --from candidate --to latest --dataset FILE --min-score X`:
+evaluate both tags, then copy the candidate's overrides over the target only when the candidate
+reaches the score and regresses no case beyond `--tolerance`.
+
+On success the promoted file and `<tag>.evidence.json` (scores, dataset hash, model) sit side
+by side for review; on refusal nothing is written, the regressed cases are named and the exit
+status is 1. The dataset, evaluator and model options are those of `promptkit eval`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register_promote(actions: Any) -> None:
+    """Add `promote` to the `overrides` actions."""
+    from promptkit.cli.eval import add_evaluation_arguments
+
+    help_text = "copy one tag's overrides over another when an evaluation shows no regression"
+    parser = actions.add_parser("promote", help=help_text, description=help_text)
+    parser.add_argument("prompt", metavar="PROMPT", help="package.module:attr or entry point")
+    parser.add_argument(
+        "--root", default="overrides", help="the overrides folder (default: overrides)"
+    )
+    parser.add_argument("--from", dest="from_tag", required=True, help="the candidate tag")
+    parser.add_argument("--to", dest="to_tag", default="latest", help="the tag to replace")
+    parser.add_argument(
+        "--min-score",
+        type=float,
+        required=True,
+        help="the candidate's mean score must be at least this (0 to 1)",
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.0,
+        help="how far a case's score may drop below the target's (default: 0)",
+    )
+    add_evaluation_arguments(parser)
+    parser.set_defaults(handler=run_promote)
+
+
+def run_promote(args: argparse.Namespace) -> int:
+    """Evaluate both tags and promote or refuse; returns the exit status."""
+    from promptkit.cli.eval import evaluate_from_args, load_cli_prompt
+    from promptkit.cli.eval_table import report_table
+    from promptkit.errors import PromotionRefusedError
+    from promptkit.evals.promote import promote_overrides
+    from promptkit.overrides import LocalPromptOverridesStore
+
+    prompt = load_cli_prompt(args.prompt)
+    store = LocalPromptOverridesStore(Path(args.root))
+    try:
+        report = evaluate_from_args(args, prompt, (args.to_tag, args.from_tag), store)
+        print(report_table(report))
+        if report.interrupted:
+            print("promptkit: interrupted; nothing was promoted", file=sys.stderr)
+            return 130
+        result = promote_overrides(
+            prompt,
+            store,
+            report,
+            from_tag=args.from_tag,
+            to_tag=args.to_tag,
+            min_score=args.min_score,
+            tolerance=args.tolerance,
+        )
+    except PromotionRefusedError as refused:
+        print(f"promptkit overrides promote: {refused}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"promptkit: error: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"promoted {args.from_tag} over {args.to_tag} (score {result.candidate_score:.3f}):"
+        f" {result.overrides_file}; evidence in {result.evidence_file}"
+    )
+    return 0

@@ -1,0 +1,277 @@
+"""`run_evaluation`: every case of a dataset under each override tag, a bounded number at once.
+
+Each (tag, case) pair is one `aevaluate` on a fresh Session with the case's params and input,
+the overrides of that tag, and the same deadline and tool-round limit as `evaluate`; at most
+`concurrency` run at once on one event loop. A pair whose evaluation fails is recorded with its
+error and the run goes on; so does one whose evaluator raises. `run_evaluation` turns Ctrl-C
+into a report of the pairs that finished (`interrupted=True`); `arun_evaluation` lets a
+cancellation propagate, as asyncio code expects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from promptkit.evals.dataset import Case, Dataset
+from promptkit.evals.evaluators import Evaluator, ScoreFunction, as_evaluator
+from promptkit.evals.report import CaseResult, EvaluationReport, EvaluatorResult
+from promptkit.logging import get_logger
+from promptkit.prompt import OverridesLookup, Prompt
+from promptkit.secrets import redact_secrets
+
+if TYPE_CHECKING:
+    from promptkit.adapters.base import ProviderAdapter
+    from promptkit.adapters.response import PromptResponse, TokenUsage
+
+_log = get_logger("promptkit.evals")
+
+DEFAULT_CONCURRENCY = 8
+
+ResultListener = Callable[[CaseResult], None]
+"""Called on the event loop with each result as it finishes (a progress bar, a log)."""
+
+
+def run_evaluation(
+    prompt: Prompt[Any],
+    dataset: Dataset,
+    adapter: ProviderAdapter,
+    evaluators: Sequence[Evaluator | ScoreFunction],
+    *,
+    tag: str | Sequence[str] = "latest",
+    overrides_store: OverridesLookup | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    deadline: float | timedelta | None = None,
+    max_tool_rounds: int = 16,
+    on_result: ResultListener | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> EvaluationReport:
+    """Evaluate `prompt` on every case of `dataset` under each override `tag` and score the
+    replies with `evaluators`; see `EvaluationReport`. `deadline` bounds each case's evaluation.
+
+    Ctrl-C stops the run: the report then holds the cases that finished, with `interrupted`
+    set. Must be called outside a running event loop; use `arun_evaluation` inside one.
+    """
+    run = _Run(
+        prompt,
+        dataset,
+        adapter,
+        evaluators,
+        tags=_tags(tag),
+        overrides_store=overrides_store,
+        concurrency=concurrency,
+        deadline=deadline,
+        max_tool_rounds=max_tool_rounds,
+        on_result=on_result,
+        clock=clock,
+    )
+    try:
+        asyncio.run(run.execute())
+    except KeyboardInterrupt:
+        return run.report(interrupted=True)
+    return run.report(interrupted=False)
+
+
+async def arun_evaluation(
+    prompt: Prompt[Any],
+    dataset: Dataset,
+    adapter: ProviderAdapter,
+    evaluators: Sequence[Evaluator | ScoreFunction],
+    *,
+    tag: str | Sequence[str] = "latest",
+    overrides_store: OverridesLookup | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    deadline: float | timedelta | None = None,
+    max_tool_rounds: int = 16,
+    on_result: ResultListener | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> EvaluationReport:
+    """`run_evaluation` for asyncio; a cancellation stops the cases in flight and propagates."""
+    run = _Run(
+        prompt,
+        dataset,
+        adapter,
+        evaluators,
+        tags=_tags(tag),
+        overrides_store=overrides_store,
+        concurrency=concurrency,
+        deadline=deadline,
+        max_tool_rounds=max_tool_rounds,
+        on_result=on_result,
+        clock=clock,
+    )
+    await run.execute()
+    return run.report(interrupted=False)
+
+
+class _Run:
+    """One run's arguments and the results gathered so far (kept when the run is stopped)."""
+
+    def __init__(
+        self,
+        prompt: Prompt[Any],
+        dataset: Dataset,
+        adapter: ProviderAdapter,
+        evaluators: Sequence[Evaluator | ScoreFunction],
+        *,
+        tags: tuple[str, ...],
+        overrides_store: OverridesLookup | None,
+        concurrency: int,
+        deadline: float | timedelta | None,
+        max_tool_rounds: int,
+        on_result: ResultListener | None,
+        clock: Callable[[], float],
+    ) -> None:
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"concurrency must be an int of 1 or more, got {concurrency!r}")
+        self.prompt = prompt
+        self.dataset = dataset
+        self.adapter = adapter
+        self.evaluators = tuple(as_evaluator(evaluator) for evaluator in evaluators)
+        self.tags = tags
+        self.overrides_store = overrides_store
+        self.concurrency = concurrency
+        self.deadline = deadline
+        self.max_tool_rounds = max_tool_rounds
+        self.on_result = on_result
+        self.clock = clock
+        self.results: list[CaseResult] = []
+        self.started = clock()
+
+    async def execute(self) -> None:
+        from promptkit.adapters.base import WireAdapter
+
+        if isinstance(self.adapter, WireAdapter):
+            # Building the client imports the SDK; done here, it is not in the first latencies.
+            self.adapter.async_client()
+        pairs = ((tag, case) for tag in self.tags for case in self.dataset.cases)
+        workers = min(self.concurrency, len(self.tags) * len(self.dataset.cases)) or 1
+        async with asyncio.TaskGroup() as group:
+            for _ in range(workers):
+                group.create_task(self._work(pairs))
+
+    async def _work(self, pairs: Iterator[tuple[str, Case]]) -> None:
+        # Workers share one iterator: a worker takes the next pair only when it is free, so at
+        # most `concurrency` evaluations are in flight and none waits on a semaphore.
+        for tag, case in pairs:
+            result = await self._run_case(tag, case)
+            self.results.append(result)
+            _log.info(
+                "evaluation_case_finished",
+                case=result.case_id,
+                override_tag=tag,
+                score=result.score,
+                failed=result.failed,
+            )
+            if self.on_result is not None:
+                self.on_result(result)
+
+    async def _run_case(self, tag: str, case: Case) -> CaseResult:
+        from promptkit.session import Session
+
+        started = self.clock()
+        try:
+            response = await self.adapter.aevaluate(
+                self.prompt,
+                *case.params,
+                session=Session(),
+                overrides_store=self.overrides_store,
+                overrides_tag=tag,
+                deadline=self.deadline,
+                max_tool_rounds=self.max_tool_rounds,
+                user_message=case.input,
+            )
+        except Exception as error:
+            usage = _usage_of_failure(error)
+            return CaseResult(
+                case_id=case.id,
+                override_tag=tag,
+                case_tags=case.tags,
+                error=_error_text(error),
+                input_tokens=None if usage is None else usage.input_tokens,
+                output_tokens=None if usage is None else usage.output_tokens,
+                cost=_cost_of(usage),
+                latency_s=self.clock() - started,
+                location=case.location,
+            )
+        latency = self.clock() - started
+        evaluations = [
+            await self._score(evaluator, case, response) for evaluator in self.evaluators
+        ]
+        return CaseResult(
+            case_id=case.id,
+            override_tag=tag,
+            case_tags=case.tags,
+            evaluations=tuple(evaluations),
+            text=response.text,
+            input_tokens=response.usage.input_tokens,
+            output_tokens=response.usage.output_tokens,
+            cost=_cost_of(response.usage),
+            latency_s=latency,
+            location=case.location,
+        )
+
+    async def _score(
+        self, evaluator: Evaluator, case: Case, response: PromptResponse[Any]
+    ) -> EvaluatorResult:
+        try:
+            outcome = evaluator.evaluate(case, response)
+            score = await outcome if inspect.isawaitable(outcome) else outcome
+        except Exception as error:
+            return EvaluatorResult(evaluator.name, None, error=_error_text(error))
+        if score is None:
+            return EvaluatorResult(evaluator.name, None, "does not apply to this case")
+        return EvaluatorResult(evaluator.name, score.value, score.reason)
+
+    def report(self, *, interrupted: bool) -> EvaluationReport:
+        order = {
+            (tag, case.id): index
+            for index, (tag, case) in enumerate(
+                (tag, case) for tag in self.tags for case in self.dataset.cases
+            )
+        }
+        return EvaluationReport(
+            prompt=f"{self.prompt.ns}/{self.prompt.key}",
+            provider=self.adapter.provider,
+            model=self.adapter.model,
+            dataset=self.dataset.name,
+            dataset_hash=self.dataset.content_hash,
+            override_tags=self.tags,
+            case_ids=tuple(case.id for case in self.dataset.cases),
+            results=tuple(sorted(self.results, key=lambda r: order[(r.override_tag, r.case_id)])),
+            invalid_cases=self.dataset.invalid,
+            evaluators=tuple(evaluator.name for evaluator in self.evaluators),
+            interrupted=interrupted,
+            duration_s=self.clock() - self.started,
+        )
+
+
+def _tags(tag: str | Sequence[str]) -> tuple[str, ...]:
+    tags = (tag,) if isinstance(tag, str) else tuple(tag)
+    if not tags:
+        raise ValueError("run_evaluation needs at least one override tag")
+    if len(set(tags)) != len(tags):
+        raise ValueError(f"override tags repeat: {', '.join(tags)}")
+    return tags
+
+
+def _error_text(error: BaseException) -> str:
+    return redact_secrets(f"{type(error).__name__}: {error}")
+
+
+def _usage_of_failure(error: BaseException) -> TokenUsage | None:
+    # An answer that did not parse, was cut off or refused still cost tokens; the adapter
+    # attaches its partial response (OutputParseError, ModelOutputError) to the error.
+    from promptkit.adapters.response import TokenUsage
+
+    usage = getattr(getattr(error, "response", None), "usage", None)
+    return usage if isinstance(usage, TokenUsage) else None
+
+
+def _cost_of(usage: TokenUsage | None) -> float | None:
+    # Cost arrives with `Usage.cost` (issue 16); until then a run reports tokens only.
+    return None

@@ -1,0 +1,144 @@
+"""CI files: the shell commands each one runs (GitHub Actions, GitLab, CircleCI, Jenkins...).
+
+YAML is read line by line for the few keys that hold commands (`run:`, `script:`, `command:`),
+which keeps the package free of a YAML dependency and its load time. In GitHub Actions only
+`run:` steps are shell: a `script:` there is the JavaScript of `actions/github-script`, and a
+step with `shell: python` (or node...) runs a program, so neither is listed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from promptkit.workspace.tooling.model import Workflow, one_line, unquote
+
+__all__ = ["parse_workflow"]
+
+_YAML_COMMAND_KEY = re.compile(
+    r"^(?P<indent>[ \t]*)(?:-[ \t]+)?(?P<key>run|script|before_script|after_script|command|bash)"
+    r"[ \t]*:[ \t]*(?P<value>.*)$"
+)
+_GITHUB_COMMAND_KEYS = frozenset({"run"})
+_JENKINS_SH = re.compile(r"\bsh\s*\(?\s*(['\"])(.+?)\1")
+_SHELLS = frozenset({"bash", "sh", "pwsh", "powershell", "cmd"})
+_SHELL_KEYWORDS = frozenset({"then", "fi", "do", "done", "else", "esac", "{", "}"})
+# Lines of a script in another language that a block can still hold.
+_NOT_SHELL = re.compile(r"^(?:const|let|var|await|return|import|from|def|if\s*\(|}\)|\)|//)\b")
+
+
+def parse_workflow(path: str, text: str) -> Workflow:
+    """The name and shell commands of a CI file (GitHub Actions, GitLab, CircleCI, Jenkins...)."""
+    name_match = re.search(r"^name:\s*(.+)$", text, re.MULTILINE)
+    name = one_line(unquote(name_match.group(1).strip()), 80) if name_match else None
+    if path.endswith("Jenkinsfile"):
+        commands = [m.group(2) for m in _JENKINS_SH.finditer(text)]
+    else:
+        keys = _GITHUB_COMMAND_KEYS if path.startswith(".github/") else None
+        commands = list(_yaml_commands(text, keys))
+    seen: set[str] = set()
+    unique: list[str] = []
+    for command in commands:
+        cleaned = one_line(command)
+        if (
+            cleaned
+            and cleaned not in seen
+            and not cleaned.startswith(("echo ", "#"))
+            and _NOT_SHELL.match(cleaned) is None
+        ):
+            seen.add(cleaned)
+            unique.append(cleaned)
+    return Workflow(path=path, name=name or None, commands=tuple(unique))
+
+
+def _yaml_commands(text: str, keys: frozenset[str] | None) -> Iterator[str]:
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        match = _YAML_COMMAND_KEY.match(lines[index])
+        index += 1
+        if match is None or (keys is not None and match.group("key") not in keys):
+            continue
+        # A block scalar's lines are indented past the key's own column (`- run: |` included).
+        key_column = match.start("key")
+        value = _strip_yaml_comment(match.group("value")).strip()
+        if value and value[0] in "|>":
+            key_line = index - 1
+            block, index = _indented_block(lines, index, key_column)
+            if _step_shell(lines, key_line, key_column) not in _SHELLS:
+                continue
+            if value[0] == ">":
+                yield " ".join(line.strip() for line in block)
+            else:
+                yield from _shell_lines(block)
+        elif not value:
+            block, after = _indented_block(lines, index, key_column)
+            # A list (GitLab `script:`); a mapping (CircleCI `run:` + `command:`) is read
+            # through its own `command:` key instead.
+            if block and block[0].lstrip().startswith("- "):
+                index = after
+                yield from (
+                    unquote(line.lstrip()[2:].strip())
+                    for line in block
+                    if line.lstrip().startswith("- ")
+                )
+        elif value.startswith("["):
+            yield from (unquote(item.strip()) for item in value.strip("[]").split(","))
+        else:
+            yield unquote(value)
+
+
+def _step_shell(lines: list[str], key_line: int, key_column: int) -> str:
+    """The `shell:` declared beside the key on `key_line` (GitHub Actions), "bash" by default.
+
+    A step with `shell: python` (or node, ruby...) runs a script, not commands worth listing.
+    The step's keys sit at `key_column`; its first line is the one whose `- ` sits two columns
+    left of them, and the next step begins at the next such line.
+    """
+    dash_column = key_column - 2
+    starts_step = lines[key_line][dash_column : dash_column + 2] == "- "
+    below = range(key_line + 1, len(lines))
+    above = () if starts_step else range(key_line - 1, -1, -1)
+    for direction, positions in (("down", below), ("up", above)):
+        for position in positions:
+            line = lines[position]
+            if not line.strip():
+                continue
+            column = len(line) - len(line.lstrip())
+            is_step_start = column == dash_column and line.lstrip().startswith("- ")
+            if column < key_column and not is_step_start:
+                break
+            if is_step_start and direction == "down":
+                break
+            if column == key_column or is_step_start:
+                found = re.match(r"(?:- )?shell:\s*(\S+)", line.strip())
+                if found is not None:
+                    return unquote(found.group(1))
+            if is_step_start:
+                break
+    return "bash"
+
+
+def _indented_block(lines: list[str], index: int, key_indent: int) -> tuple[list[str], int]:
+    block: list[str] = []
+    while index < len(lines):
+        line = lines[index]
+        if line.strip() and len(line) - len(line.lstrip()) <= key_indent:
+            break
+        block.append(line)
+        index += 1
+    while block and not block[-1].strip():
+        block.pop()
+    return block, index
+
+
+def _shell_lines(block: list[str]) -> Iterator[str]:
+    joined = "\n".join(block).replace("\\\n", " ")
+    for line in joined.splitlines():
+        command = line.strip()
+        if command and not command.startswith("#") and command.split()[0] not in _SHELL_KEYWORDS:
+            yield command
+
+
+def _strip_yaml_comment(value: str) -> str:
+    return re.sub(r"\s+#.*$", "", value) if not value.startswith(("'", '"')) else value

@@ -1,0 +1,266 @@
+"""`promptkit eval` and `promptkit overrides promote`, run as a user runs them: a real
+subprocess, a prompt module and dataset in a folder, and a reply script for `--provider fake`."""
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptkit.overrides import LocalPromptOverridesStore
+
+from ..conftest import offline_env, run_promptkit, write_files
+
+PROMPT_MODULE = """
+from dataclasses import dataclass
+
+from promptkit import MarkdownSection, Prompt, TextSection
+
+
+@dataclass(frozen=True)
+class Country:
+    name: str
+
+
+PROMPT = Prompt(
+    ns="demo",
+    key="capital",
+    sections=(
+        TextSection(title="Role", key="role", text="You answer geography questions."),
+        MarkdownSection(
+            title="Question",
+            key="question",
+            params_type=Country,
+            template="What is the capital of {{ name }}?",
+        ),
+    ),
+)
+"""
+
+DATASET = (
+    '{"id": "fr", "params": {"name": "France"}, "expected": "Paris", "tags": ["europe"]}\n'
+    '{"id": "jp", "params": {"name": "Japan"}, "expected": "Tokyo", "tags": ["asia"]}\n'
+)
+
+# The candidate's wording ("one word") fixes France and breaks nothing.
+IMPROVING = """\
+rules:
+  - when: ["one word", "France"]
+    text: Paris
+  - when: France
+    text: Paris is the capital.
+  - when: Japan
+    text: Tokyo
+"""
+
+# The candidate's wording breaks Japan.
+REGRESSING = """\
+rules:
+  - when: ["one word", "Japan"]
+    text: Kyoto
+  - when: France
+    text: Paris
+  - when: Japan
+    text: Tokyo
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    write_files(
+        tmp_path,
+        {
+            "capitals.py": PROMPT_MODULE,
+            "evals/capital.jsonl": DATASET,
+            "improving.yaml": IMPROVING,
+            "regressing.yaml": REGRESSING,
+        },
+    )
+    # The candidate override is written through the library, as `overrides set` would.
+    namespace: dict[str, Any] = {}
+    exec(compile(PROMPT_MODULE, "capitals.py", "exec"), namespace)
+    LocalPromptOverridesStore(tmp_path / "overrides").set_section_override(
+        namespace["PROMPT"], tag="candidate", path="role", body="Answer in one word."
+    )
+    return tmp_path
+
+
+def test_eval_compares_tags_in_a_table(project: Path):
+    ran = run_promptkit(
+        "eval",
+        "capitals:PROMPT",
+        "--provider",
+        "fake",
+        "--script",
+        "improving.yaml",
+        "--tag",
+        "latest",
+        "--tag",
+        "candidate",
+        cwd=project,
+    )
+
+    assert ran.returncode == 0, ran.stderr
+    assert "candidate vs latest: mean +0.500" in ran.stdout
+    assert "improved: fr" in ran.stdout
+    assert ran.stdout.splitlines()[1].split() == ["fr", "europe", "0.00", "1.00", "+1.00"]
+    assert "\r" not in ran.stderr  # no progress bar when stderr is not a terminal
+
+
+def test_eval_json_and_output_dir_write_the_report_and_execution_record(project: Path):
+    ran = run_promptkit(
+        "eval",
+        "capitals:PROMPT",
+        "--dataset",
+        "evals/capital.jsonl",
+        "--provider",
+        "fake",
+        "--script",
+        "improving.yaml",
+        "--json",
+        "--output-dir",
+        "run",
+        cwd=project,
+    )
+
+    assert ran.returncode == 0, ran.stderr
+    document = json.loads(ran.stdout)
+    assert document["summaries"][0]["mean_score"] == 0.5
+    manifest = json.loads((project / "run" / "manifest.json").read_text())
+    assert (manifest["status"], manifest["outcome"]) == ("completed", "success")
+    assert manifest["metadata"]["model"] == "fake-model"
+    assert json.loads((project / "run" / "report.json").read_text()) == document
+    assert (project / "run" / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_eval_with_a_bad_case_reports_it_and_exits_one(project: Path):
+    (project / "evals" / "capital.jsonl").write_text(
+        DATASET + '{"id": "x", "params": {"name": 3}}\n'
+    )
+
+    ran = run_promptkit(
+        "eval",
+        "capitals:PROMPT",
+        "--provider",
+        "fake",
+        "--script",
+        "improving.yaml",
+        cwd=project,
+    )
+
+    assert ran.returncode == 1
+    assert "evals/capital.jsonl line 3: case x did not load: params Country" in ran.stdout
+    assert "mean score        0.50" in ran.stdout
+
+
+def test_eval_fake_provider_without_script_says_what_to_pass(project: Path):
+    ran = run_promptkit("eval", "capitals:PROMPT", "--provider", "fake", cwd=project)
+
+    assert ran.returncode == 2
+    assert "--provider fake needs --script FILE" in ran.stderr
+
+
+def test_ctrl_c_stops_the_run_and_reports_what_finished(project: Path):
+    cases = "".join(
+        f'{{"id": "c{i}", "params": {{"name": "Land{i}"}}, "expected": "x"}}\n' for i in range(40)
+    )
+    write_files(
+        project, {"evals/many.jsonl": cases, "slow.yaml": "default: {text: x}\ndelay: 0.2\n"}
+    )
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "promptkit",
+            "--log-level",
+            "info",
+            "eval",
+            "capitals:PROMPT",
+            "--dataset",
+            "evals/many.jsonl",
+            "--provider",
+            "fake",
+            "--script",
+            "slow.yaml",
+            "--concurrency",
+            "1",
+            "--output-dir",
+            "run",
+        ],
+        cwd=project,
+        env=offline_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:  # wait, without sleeping, until a case has finished
+        if "evaluation_case_finished" in line:
+            break
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+
+    assert process.returncode == 130, stderr
+    assert "interrupted:" in stdout and "of 40 evaluations finished" in stdout
+    assert "not run" in stdout
+    manifest = json.loads((project / "run" / "manifest.json").read_text())
+    assert manifest["status"] == "failed"
+    assert manifest["error"].startswith("interrupted: ")
+    assert "Traceback" not in stderr
+
+
+def test_promote_refuses_a_regression_and_names_the_case(project: Path):
+    ran = run_promptkit(
+        "overrides",
+        "promote",
+        "capitals:PROMPT",
+        "--from",
+        "candidate",
+        "--to",
+        "latest",
+        "--dataset",
+        "evals/capital.jsonl",
+        "--min-score",
+        "0.5",
+        "--provider",
+        "fake",
+        "--script",
+        "regressing.yaml",
+        cwd=project,
+    )
+
+    assert ran.returncode == 1
+    assert "regressed cases: jp (1.00 -> 0.00)" in ran.stderr
+    assert not (project / "overrides" / "demo" / "capital" / "latest.toml").exists()
+
+
+def test_promote_accepts_an_improvement_and_writes_evidence(project: Path):
+    ran = run_promptkit(
+        "overrides",
+        "promote",
+        "capitals:PROMPT",
+        "--from",
+        "candidate",
+        "--to",
+        "latest",
+        "--dataset",
+        "evals/capital.jsonl",
+        "--min-score",
+        "0.9",
+        "--provider",
+        "fake",
+        "--script",
+        "improving.yaml",
+        cwd=project,
+    )
+
+    assert ran.returncode == 0, ran.stderr
+    folder = project / "overrides" / "demo" / "capital"
+    assert "one word" in (folder / "latest.toml").read_text()
+    evidence = json.loads((folder / "latest.evidence.json").read_text())
+    assert evidence["scores"] == {"candidate": 1.0, "latest": 0.5}
+    checked = run_promptkit("overrides", "check", "--prompt", "capitals:PROMPT", cwd=project)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
