@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from promptkit import MarkdownSection, Prompt
 from promptkit.adapters import OpenAIAdapter
@@ -59,7 +61,15 @@ PROMPT: Prompt[None] = Prompt(
 )
 
 
-async def _bare_sdk(base_url: str, cases: int, concurrency: int) -> float:
+@dataclass(frozen=True)
+class Timing:
+    """Wall seconds, and CPU seconds of this process (the server runs in another one)."""
+
+    wall: float
+    cpu: float
+
+
+async def _bare_sdk(base_url: str, cases: int, concurrency: int) -> Timing:
     import openai
 
     client = openai.AsyncOpenAI(api_key=_KEY, base_url=base_url, max_retries=0)
@@ -70,14 +80,14 @@ async def _bare_sdk(base_url: str, cases: int, concurrency: int) -> float:
             await client.responses.create(model="fake-model", input=f"Land {index}?")
 
     await one(-1)  # warm the connection pool and the SDK's lazy imports
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(one(index) for index in range(cases)))
-    elapsed = time.perf_counter() - started
+    timing = Timing(time.perf_counter() - started, time.process_time() - cpu)
     await client.close()
-    return elapsed
+    return timing
 
 
-def _promptkit(base_url: str, cases: int, concurrency: int) -> tuple[float, int]:
+def _promptkit(base_url: str, cases: int, concurrency: int) -> tuple[Timing, int]:
     adapter = OpenAIAdapter(
         model="fake-model", client_kwargs={"api_key": _KEY, "base_url": base_url, "max_retries": 0}
     )
@@ -89,10 +99,20 @@ def _promptkit(base_url: str, cases: int, concurrency: int) -> tuple[float, int]
         ),
     )
     run_evaluation(PROMPT, Dataset("warm", dataset.cases[:concurrency]), adapter, [ExactMatch()])
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     report = run_evaluation(PROMPT, dataset, adapter, [ExactMatch()], concurrency=concurrency)
-    elapsed = time.perf_counter() - started
-    return elapsed, report.summary("latest").failed
+    timing = Timing(time.perf_counter() - started, time.process_time() - cpu)
+    return timing, report.summary("latest").failed
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process `pid` so far (Linux /proc; 0.0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    # utime and stime are fields 14 and 15 of stat(5), counted from the state field (3).
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
@@ -112,24 +132,37 @@ def main() -> None:
         assert server.stdout is not None
         base_url = server.stdout.readline().strip()
         ideal = args.cases * args.delay / args.concurrency
+        server_cpu = _cpu_seconds(server.pid)
         sdk = asyncio.run(_bare_sdk(base_url, args.cases, args.concurrency))
+        server_cpu_sdk = _cpu_seconds(server.pid) - server_cpu
         ours, failed = _promptkit(base_url, args.cases, args.concurrency)
+        server_cpu_ours = _cpu_seconds(server.pid) - server_cpu - server_cpu_sdk
     finally:
         assert server.stdin is not None
         server.stdin.close()
         server.wait(timeout=30)
-    overhead_ms = (ours - sdk) * args.concurrency / args.cases * 1000
+    overhead_ms = (ours.wall - sdk.wall) * args.concurrency / args.cases * 1000
     print(
         f"{args.cases} cases, {args.delay * 1000:.0f} ms reply delay, concurrency"
         f" {args.concurrency}"
     )
     print(f"ideal (cases x delay / concurrency): {ideal:.2f} s")
-    print(f"bare AsyncOpenAI:                    {sdk:.2f} s  ({sdk / ideal:.2f}x ideal)")
+    print(f"bare AsyncOpenAI:         {sdk.wall:.2f} s  ({sdk.wall / ideal:.2f}x ideal)")
     print(
-        f"promptkit run_evaluation:            {ours:.2f} s  ({ours / ideal:.2f}x ideal,"
-        f" {ours / sdk:.2f}x bare SDK)"
+        f"promptkit run_evaluation: {ours.wall:.2f} s  ({ours.wall / ideal:.2f}x ideal,"
+        f" {ours.wall / sdk.wall:.2f}x bare SDK)"
     )
-    print(f"promptkit overhead per case:         {overhead_ms:.2f} ms per slot")
+    print(f"promptkit overhead per case (wall, per concurrency slot): {overhead_ms:.2f} ms")
+    print(
+        f"CPU per case: bare SDK {sdk.cpu / args.cases * 1000:.2f} ms, promptkit"
+        f" {ours.cpu / args.cases * 1000:.2f} ms"
+        f" (promptkit's own: {(ours.cpu - sdk.cpu) / args.cases * 1000:.2f} ms)"
+    )
+    print(
+        f"fake server CPU per request: bare SDK {server_cpu_sdk / args.cases * 1000:.2f} ms,"
+        f" promptkit {server_cpu_ours / args.cases * 1000:.2f} ms (its warm-up included)"
+    )
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(f"failed cases: {failed}")
 
 

@@ -23,7 +23,7 @@ from promptkit.session import Session, SessionStore, ToolInvoked
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
 
-from .conftest import committed_repo
+from .conftest import committed_repo, offline_env, run_promptkit
 from .credentials import PLANTED, leaked_values, planted_file_text
 
 API_KEY = "sk-test-planted-0123456789abcdefghij"
@@ -41,6 +41,12 @@ def _planted_repo(root: Path) -> Path:
             "settings.yaml": "\n".join(f"# {line}" for line in lines[third:]) + "\n",
             "analysis.ipynb": json.dumps(notebook, indent=1),
             "README.md": "# App\n\nExample:\n\n```\n" + planted_file_text() + "```\n",
+            "Makefile": "".join(f"step{i}:\n\t{line}\n" for i, line in enumerate(lines)),
+            "package.json": json.dumps(
+                {"scripts": {f"s{i}": line for i, line in enumerate(lines)}}
+            ),
+            ".github/workflows/ci.yml": "jobs:\n  test:\n    steps:\n"
+            + "".join(f"      - run: {json.dumps(line)}\n" for line in lines),
         },
     )
 
@@ -182,3 +188,31 @@ def test_a_huge_tool_result_is_cut_with_a_note_before_it_is_sent(
     sent = server.requests[-1].raw_body.decode()
     assert len(sent) < 400_000
     assert "promptkit truncated this result: 2,000,000 bytes" in sent
+
+
+def test_static_digest_and_global_override_files_of_a_planted_repo_hold_no_credentials(
+    tmp_path: Path,
+) -> None:
+    repo = _planted_repo(tmp_path / "repo")
+    env = {**offline_env(), "PROMPTKIT_HOME": str(tmp_path / "home")}
+
+    done = run_promptkit(
+        "optimize",
+        str(repo),
+        "--provider",
+        "static",
+        "--scope",
+        "global",
+        "--overrides-dir",
+        str(tmp_path / "overrides"),
+        "--output-dir",
+        str(tmp_path / "record"),
+        cwd=tmp_path,
+        env=env,
+    )
+
+    assert done.returncode == 0, done.stderr
+    written = [*(tmp_path / "overrides").rglob("*.toml"), *(tmp_path / "record").rglob("*")]
+    assert any(path.suffix == ".toml" for path in written)
+    stored = "".join(path.read_text() for path in written if path.is_file())
+    assert leaked_values(stored + done.stdout + done.stderr) == []

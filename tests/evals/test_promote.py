@@ -5,7 +5,7 @@ import json
 import pytest
 
 from promptkit.errors import PromotionRefusedError
-from promptkit.evals import Case, Dataset, ExactMatch, run_evaluation
+from promptkit.evals import Case, Dataset, ExactMatch, load_dataset, run_evaluation
 from promptkit.evals.promote import promote_overrides
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.testing import FakeProviderServer
@@ -122,4 +122,27 @@ def test_promotion_needs_both_tags_in_the_report(
     with pytest.raises(PromotionRefusedError, match="did not run tag"):
         promote_overrides(
             CAPITAL_PROMPT, store, report, from_tag="candidate", to_tag="latest", min_score=0.0
+        )
+
+
+def test_promotion_is_refused_when_cases_did_not_load(
+    server: FakeProviderServer, store: LocalPromptOverridesStore, tmp_path
+):
+    path = tmp_path / "capital.jsonl"
+    path.write_text(
+        '{"id": "fr", "params": {"name": "France"}, "expected": "Paris"}\n{"id": 5.5}\n'
+    )
+    server.respond_with(reply_script_from({"default": {"text": "Paris"}}).reply_to)
+    report = run_evaluation(
+        CAPITAL_PROMPT,
+        load_dataset(path, CAPITAL_PROMPT),
+        openai_adapter(server),
+        [ExactMatch()],
+        tag=["latest", "candidate"],
+        overrides_store=store,
+    )
+
+    with pytest.raises(PromotionRefusedError, match=r"1 case\(s\) of the dataset did not load"):
+        promote_overrides(
+            CAPITAL_PROMPT, store, report, from_tag="candidate", to_tag="latest", min_score=0.5
         )

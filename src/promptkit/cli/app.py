@@ -1,4 +1,8 @@
-"""Builds the argument parser from the subcommand modules and runs the chosen command."""
+"""Builds the argument parser from the subcommand modules and runs the chosen command.
+
+A failure the user or the machine can fix is one line on stderr with an exit status from
+`promptkit.failures`; anything else is a bug and keeps its traceback.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from collections.abc import Sequence
 
 from promptkit import __version__
 from promptkit.errors import PromptkitError
+from promptkit.failures import EXIT_INTERRUPTED, describe_failure
 
 # Subcommand modules, each exposing `register(subparsers)`; imported only when the CLI runs.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -58,10 +63,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         status: int = handler(args)
-    except PromptkitError as error:
-        print(f"promptkit: error: {error}", file=sys.stderr)
-        return 2
+    except (PromptkitError, OSError, UnicodeError, RuntimeError) as error:
+        failure = describe_failure(error)
+        if failure is None:
+            raise
+        print(f"promptkit: error: {failure.message}", file=sys.stderr)
+        return failure.status
     except KeyboardInterrupt:
         print("promptkit: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     return status

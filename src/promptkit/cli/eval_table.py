@@ -82,6 +82,7 @@ def _summary_rows(report: EvaluationReport) -> list[list[str]]:
         ["failed", *(str(s.failed) for s in summaries)],
         ["evaluator errors", *(str(s.evaluator_errors) for s in summaries)],
         ["not run", *(str(s.not_run) for s in summaries)],
+        ["did not load", *(str(len(report.invalid_cases)) for _ in summaries)],
         ["input tokens", *(str(s.input_tokens) for s in summaries)],
         ["output tokens", *(str(s.output_tokens) for s in summaries)],
         ["cost", *("n/a" if s.cost is None else f"{s.cost:.4f}" for s in summaries)],

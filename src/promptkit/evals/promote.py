@@ -2,11 +2,12 @@
 
 `promote_overrides` takes an `EvaluationReport` that ran both tags on the same dataset. The
 candidate (`from_tag`) must reach `min_score` and must not fall below the target (`to_tag`) by
-more than `tolerance`, neither in its mean nor on any case; otherwise `PromotionRefusedError`
-names the regressed cases and nothing is written. When it holds, the target's entries become
-exactly the candidate's (through the store, so hashes are checked), and the evidence (scores per
-case, dataset hash, model, thresholds) is written next to the promoted file as
-`<tag>.evidence.json`, so a reviewer sees the proof in the same diff as the new text.
+more than `tolerance`, neither in its mean nor on any case, on a run that finished and loaded
+every case; otherwise `PromotionRefusedError` says why (naming regressed cases) and nothing is
+written. When it holds, the target's entries become exactly the candidate's (through the store,
+so hashes are checked), and the evidence (scores per case, dataset hash, model, thresholds) is
+written next to the promoted file as `<tag>.evidence.json`, so a reviewer sees the proof in the
+same diff as the new text.
 """
 
 from __future__ import annotations
@@ -102,6 +103,12 @@ def check_promotion(
         )
     if report.interrupted:
         raise PromotionRefusedError("the evaluation was interrupted; promote on a complete run")
+    if report.invalid_cases:
+        where = ", ".join(bad.location for bad in report.invalid_cases[:5])
+        raise PromotionRefusedError(
+            f"{len(report.invalid_cases)} case(s) of the dataset did not load ({where}); fix"
+            " them so the evidence covers the whole dataset"
+        )
     candidate_score = report.summary(from_tag).mean_score
     if candidate_score is None:
         raise PromotionRefusedError(

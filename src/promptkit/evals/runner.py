@@ -207,7 +207,8 @@ class _Run:
             override_tag=tag,
             case_tags=case.tags,
             evaluations=tuple(evaluations),
-            text=response.text,
+            # Reports are files people share: a credential the model echoed stays out of them.
+            text=redact_secrets(response.text),
             input_tokens=response.usage.input_tokens,
             output_tokens=response.usage.output_tokens,
             cost=_cost_of(response.usage),
@@ -225,7 +226,7 @@ class _Run:
             return EvaluatorResult(evaluator.name, None, error=_error_text(error))
         if score is None:
             return EvaluatorResult(evaluator.name, None, "does not apply to this case")
-        return EvaluatorResult(evaluator.name, score.value, score.reason)
+        return EvaluatorResult(evaluator.name, score.value, redact_secrets(score.reason))
 
     def report(self, *, interrupted: bool) -> EvaluationReport:
         order = {

@@ -13,7 +13,8 @@ The session is the one most recently stored for the workspace (as for `promptkit
 `render`), held for the whole loop so a digest stored here is what a later `render` sees; a new
 session is stored only once a command has put something in it. Piped input works: without a
 terminal there is no prompt string and no banner, so stdout holds only what the commands print.
-A command's promptkit error is one line on stderr and the loop goes on; the exit status is 1
+A command's promptkit error, or an environment failure such as a full disk (see
+`promptkit.failures`), is one line on stderr and the loop goes on; the exit status is 1
 when any command failed, so a script can tell.
 """
 
@@ -32,6 +33,7 @@ from promptkit.adapters.loop import json_ready
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery.references import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
+from promptkit.failures import describe_failure
 from promptkit.optimize import (
     OperatorOverrideError,
     OptimizationScope,
@@ -177,8 +179,12 @@ class WorkspaceRepl(cmd.Cmd):
             return False
         try:
             return super().onecmd(stripped)
-        except PromptkitError as error:
-            self.fail(str(error))
+        except (PromptkitError, OSError, UnicodeError, RuntimeError) as error:
+            # A full disk or an unwritable folder fails this command, not the whole loop.
+            failure = describe_failure(error)
+            if failure is None:
+                raise
+            self.fail(failure.message)
         except KeyboardInterrupt:
             self.fail("interrupted; nothing more was done for this command")
         return False

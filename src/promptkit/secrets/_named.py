@@ -38,11 +38,12 @@ _ASSIGNMENT = re.compile(
     r"""
     (?<![A-Za-z0-9_.\-])
     (?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,99}+)
-    ["']?+
+    # Quotes may be escaped: JSON inside a JSON string (`"{\"api_key\": \"...\"}"`).
+    (?:\\?+["'])?+
     [ \t]{0,16}+
     (?::=|\?=|\+=|=|:)(?!=)
     [ \t]{0,16}+
-    (?P<quote>["'`]?+)
+    \\?+(?P<quote>["'`]?+)
     # 8 characters, not 16: short values count for password-like names (`_is_short_credential`).
     (?P<value>[^\s"'`,;()\[\]{}<>\\]{8,1024}+)
     (?=[\s"'`,;)\]}\\]|\Z)
@@ -52,8 +53,8 @@ _ASSIGNMENT = re.compile(
 
 # `--password value`, `--api-token value`: a flag named like a secret, its value after a space.
 _SECRET_FLAG = re.compile(
-    r"(?<![A-Za-z0-9_\-])--(?P<name>[A-Za-z][A-Za-z0-9\-]{0,60}+)[ \t]++(?P<quote>[\"']?+)"
-    r"(?P<value>[^\s\"'`;|&()<>\[\]{}\\]{8,1024}+)(?=[\s\"'`;|&)]|\Z)"
+    r"(?<![A-Za-z0-9_\-])--(?P<name>[A-Za-z][A-Za-z0-9\-]{0,60}+)[ \t]++\\?+(?P<quote>[\"']?+)"
+    r"(?P<value>[^\s\"'`;|&()<>\[\]{}\\]{8,1024}+)(?=[\s\"'`;|&)\\]|\Z)"
 )
 
 # `curl -u user:password`; uid:gid pairs (`docker run -u 1000:1000`) are not credentials.

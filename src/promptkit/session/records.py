@@ -148,6 +148,11 @@ def _lines(path: Path, *, allow_torn_tail: bool) -> Iterator[_Line]:
     for number, raw in enumerate(lines, start=1):
         try:
             record = json.loads(raw)
+        except RecursionError:
+            raise SessionCorruptError(
+                f"{path}:{number}: record is nested too deeply to read; the file was not"
+                " written by SessionStore: restore it or delete that line by hand"
+            ) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             if allow_torn_tail and number == last and not terminated:
                 _log.warning(
