@@ -50,13 +50,7 @@ def read_override_bytes(root: Path, file: Path, *, max_bytes: int) -> tuple[byte
     OverrideFileError when it resolves outside `root`, is not a regular file, is larger than
     `max_bytes`, or cannot be read.
     """
-    real = os.path.realpath(file)
-    if not is_inside(real, real_root(root)):
-        raise OverrideFileError(
-            file,
-            f"resolves to {real}, outside the overrides root {root}; it is not read (replace the"
-            " symlink with the file itself)",
-        )
+    real = _contained(root, file)
     try:
         # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
         descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -72,8 +66,7 @@ def read_override_bytes(root: Path, file: Path, *, max_bytes: int) -> tuple[byte
             )
         if info.st_size > max_bytes:
             raise _too_large(file, info.st_size, max_bytes)
-        with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            raw = handle.read(max_bytes + 1)
+        raw = _read_up_to(descriptor, min(info.st_size, max_bytes) + 1)
     except OSError as error:
         raise OverrideFileError(file, f"cannot be read ({error.strerror or error})") from None
     finally:
@@ -81,6 +74,40 @@ def read_override_bytes(root: Path, file: Path, *, max_bytes: int) -> tuple[byte
     if len(raw) > max_bytes:  # it grew while being read
         raise _too_large(file, len(raw), max_bytes)
     return raw, info.st_mtime
+
+
+def _contained(root: Path, file: Path) -> str:
+    """The path to open for `file`; OverrideFileError when it resolves outside `root`.
+
+    Renders read a file every time, so the common case is cheap: when no folder or file below
+    the root is a symlink (an lstat each), the file is inside. Otherwise its real path decides.
+    """
+    try:
+        parts = file.relative_to(root).parts
+    except ValueError:
+        parts = ()
+    current = str(root)
+    for part in parts:
+        current = f"{current}{os.sep}{part}"
+        try:
+            is_link = stat.S_ISLNK(os.lstat(current).st_mode)
+        except FileNotFoundError:
+            return str(file)  # opening it finds it missing
+        except OSError:
+            break
+        if is_link:
+            break
+    else:
+        if parts:
+            return str(file)
+    real = os.path.realpath(file)
+    if not is_inside(real, real_root(root)):
+        raise OverrideFileError(
+            file,
+            f"resolves to {real}, outside the overrides root {root}; it is not read (replace the"
+            " symlink with the file itself)",
+        )
+    return real
 
 
 def require_inside(root: Path, file: Path) -> None:
@@ -129,3 +156,16 @@ def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a directory"
     return "not a regular file"
+
+
+def _read_up_to(descriptor: int, limit: int) -> bytes:
+    """Up to `limit` bytes; os.read with the size known avoids a buffered reader's allocation."""
+    chunks: list[bytes] = []
+    remaining = limit
+    while remaining > 0:
+        chunk = os.read(descriptor, remaining)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
