@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future
 from datetime import timedelta
 from pathlib import Path
@@ -112,6 +113,9 @@ class ProviderAdapter(ABC):
         max_tool_rounds: int = _OPTIMIZE_TOOL_ROUNDS,
         output_dir: str | Path | None = None,
         overwrite_operator: bool = False,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        leave_out: Sequence[str | os.PathLike[str]] = (),
     ) -> OptimizationResult:
         """Have this adapter's model write the workspace digest of `prompt` and store it (seed
         004); `promptkit.optimize.optimize_workspace_digest` with a `ModelDigestWriter`.
@@ -125,6 +129,12 @@ class ProviderAdapter(ABC):
         `optimization_session` (default: a new Session); `deadline` and `max_tool_rounds` bound
         it as for `evaluate`, and `output_dir` receives `manifest.json`,
         `workspace.manifest.json` and `digest.md`.
+        (`OptimizationError`). SESSION stores the digest in `session`; GLOBAL writes it as an
+        override of the digest section (and as the shared entry of its key) and clears the
+        session's digest. The run happens on `optimization_session` (default: a new Session);
+        `deadline` and `max_tool_rounds` bound it as for `evaluate`, and `output_dir` receives
+        `manifest.json`, `workspace.manifest.json` and `digest.md`. `include`, `exclude` and
+        `leave_out` narrow what the digest describes (see `optimize_workspace_digest`).
         """
         # The seed puts optimize on the adapter, but the workflow builds on adapters (and on
         # digests, workspaces and overrides, which adapters know nothing of): it is imported
@@ -144,6 +154,9 @@ class ProviderAdapter(ABC):
             max_tool_rounds=max_tool_rounds,
             output_dir=output_dir,
             overwrite_operator=overwrite_operator,
+            include=include,
+            exclude=exclude,
+            leave_out=leave_out,
         )
 
 

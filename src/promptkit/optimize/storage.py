@@ -22,7 +22,7 @@ from typing import Any
 
 from promptkit.adapters.response import PromptResponse
 from promptkit.digest import clear_workspace_digest, set_workspace_digest
-from promptkit.digest.committed import committed_provenance
+from promptkit.digest.committed import CONTENT_FINGERPRINT, committed_provenance
 from promptkit.errors import OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize.types import OptimizationResponse, OptimizationScope, OptimizationTarget
@@ -154,28 +154,40 @@ def _store_globally(
     # failure further on has to put back.
     own_before = store.resolve(prompt.descriptor, tag)
     shared_before = shared.read_shared_section(key, tag) if shared is not None else None
+    expected_hash = target.digest_section.content_hash
     undo: list[Callable[[], None]] = []
     try:
         if shared is None:
-            written = store.set_section_override(
-                prompt, tag=tag, path=target.digest_path, body=digest, source=author
+            own_entry = own_before.sections.get(target.digest_path) if own_before else None
+            # An entry that already says exactly this is left as it is, so optimizing an
+            # unchanged tree again leaves the override files byte for byte as they were.
+            if not _says(own_entry, digest, expected_hash, author):
+                store.set_section_override(
+                    prompt, tag=tag, path=target.digest_path, body=digest, source=author
+                )
+                undo.append(
+                    partial(_restore_own, store, prompt, tag, target.digest_path, own_before)
+                )
+            written = store.resolve(prompt.descriptor, tag)
+            locations: tuple[str, ...] = (
+                (written.location,) if written is not None and written.location else ()
             )
-            undo.append(partial(_restore_own, store, prompt, tag, target.digest_path, own_before))
-            locations = (written.location or f"{prompt.ns}/{prompt.key} tag {tag}",)
         else:
             root = store.root if isinstance(store, LocalPromptOverridesStore) else None
-            shared.set_shared_section(
-                section_key=key,
-                tag=tag,
-                body=digest,
-                expected_hash=target.digest_section.content_hash,
-                source=author,
-                provenance=committed_provenance(
-                    provenance, workspace=target.workspace_root, overrides_root=root
-                ),
-                workspace=target.workspace_root,
+            recorded = committed_provenance(
+                provenance, workspace=target.workspace_root, overrides_root=root
             )
-            undo.append(partial(_restore_shared, shared, key, tag, shared_before))
+            if not _says_shared(shared_before, digest, expected_hash, author, recorded):
+                shared.set_shared_section(
+                    section_key=key,
+                    tag=tag,
+                    body=digest,
+                    expected_hash=expected_hash,
+                    source=author,
+                    provenance=recorded,
+                    workspace=target.workspace_root,
+                )
+                undo.append(partial(_restore_shared, shared, key, tag, shared_before))
             stored = shared.read_shared_section(key, tag)
             locations = (stored.location if stored and stored.location else key,)
             if own_before is not None and target.digest_path in own_before.sections:
@@ -269,3 +281,30 @@ def _restore_shared(
             tag=tag,
             reason=f"{type(store).__name__} offers no way to delete a shared section",
         )
+
+
+def _says_shared(
+    shared: SharedSectionOverride | None,
+    body: str,
+    expected_hash: str,
+    author: OverrideAuthor,
+    provenance: dict[str, Any],
+) -> bool:
+    """Whether the shared entry says this already, about the same content of the workspace."""
+    return (
+        shared is not None
+        and _says(shared.entry, body, expected_hash, author)
+        and shared.provenance is not None
+        and shared.provenance.get(CONTENT_FINGERPRINT) == provenance.get(CONTENT_FINGERPRINT)
+    )
+
+
+def _says(
+    entry: SectionOverride | None, body: str, expected_hash: str, author: OverrideAuthor
+) -> bool:
+    return (
+        entry is not None
+        and entry.body == body
+        and entry.expected_hash == expected_hash
+        and entry.source == author
+    )

@@ -22,7 +22,9 @@ what step 4 had already written. The user guide is docs/optimize.md.
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,9 @@ def optimize_workspace_digest(
     max_tool_rounds: int = DEFAULT_OPTIMIZE_TOOL_ROUNDS,
     output_dir: str | Path | None = None,
     overwrite_operator: bool = False,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    leave_out: Sequence[str | os.PathLike[str]] = (),
 ) -> OptimizationResult:
     """Validate, have `writer` write the digest, check it, store it, and record the run.
 
@@ -66,6 +71,10 @@ def optimize_workspace_digest(
     `workspace.manifest.json` and `digest.md`. `overwrite_operator=True` lets GLOBAL scope
     replace a digest an operator wrote (otherwise `OperatorOverrideError`, before anything is
     spent).
+    `workspace.manifest.json` and `digest.md`. `include` and `exclude` narrow what the digest
+    describes (globs relative to each mounted directory); `leave_out` names directories promptkit
+    writes into (a state folder) that it must not describe, as the overrides store's root never
+    is.
     """
     started = time.monotonic()
     if not isinstance(prompt, Prompt):
@@ -90,6 +99,9 @@ def optimize_workspace_digest(
             overrides_store=overrides_store,
             overrides_tag=overrides_tag,
             session=session,
+            include=include,
+            exclude=exclude,
+            leave_out=leave_out,
         )
         run.target = target
         if target.scope is OptimizationScope.GLOBAL and not overwrite_operator:
