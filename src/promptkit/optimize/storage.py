@@ -22,7 +22,7 @@ from typing import Any
 
 from promptkit.adapters.response import PromptResponse
 from promptkit.digest import clear_workspace_digest, set_workspace_digest
-from promptkit.digest.committed import CONTENT_FINGERPRINT, committed_provenance
+from promptkit.digest.committed import committed_provenance
 from promptkit.errors import OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize.types import OptimizationResponse, OptimizationScope, OptimizationTarget
@@ -177,7 +177,9 @@ def _store_globally(
             recorded = committed_provenance(
                 provenance, workspace=target.workspace_root, overrides_root=root
             )
-            if not _says_shared(shared_before, digest, expected_hash, author, recorded):
+            before_entry = shared_before.entry if shared_before is not None else None
+            # As for the own entry: an unchanged digest leaves the file byte for byte as it was.
+            if not _says(before_entry, digest, expected_hash, author):
                 shared.set_shared_section(
                     section_key=key,
                     tag=tag,
@@ -281,22 +283,6 @@ def _restore_shared(
             tag=tag,
             reason=f"{type(store).__name__} offers no way to delete a shared section",
         )
-
-
-def _says_shared(
-    shared: SharedSectionOverride | None,
-    body: str,
-    expected_hash: str,
-    author: OverrideAuthor,
-    provenance: dict[str, Any],
-) -> bool:
-    """Whether the shared entry says this already, about the same content of the workspace."""
-    return (
-        shared is not None
-        and _says(shared.entry, body, expected_hash, author)
-        and shared.provenance is not None
-        and shared.provenance.get(CONTENT_FINGERPRINT) == provenance.get(CONTENT_FINGERPRINT)
-    )
 
 
 def _says(
