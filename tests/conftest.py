@@ -17,6 +17,10 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from promptkit.testing import FakeProviderServer
 
@@ -141,3 +145,19 @@ def server() -> Iterator[FakeProviderServer]:
     """A FakeProviderServer on 127.0.0.1, stopped after the test."""
     with FakeProviderServer() as running:
         yield running
+
+
+_SPAN_EXPORTER = InMemorySpanExporter()
+
+
+@pytest.fixture
+def spans() -> Iterator[InMemorySpanExporter]:
+    """The OpenTelemetry spans finished during the test, from the SDK's in-memory exporter. The
+    SDK's tracer provider is installed once per process, the first time a test asks."""
+    if not isinstance(trace.get_tracer_provider(), TracerProvider):
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(_SPAN_EXPORTER))
+        trace.set_tracer_provider(provider)
+    _SPAN_EXPORTER.clear()
+    yield _SPAN_EXPORTER
+    _SPAN_EXPORTER.clear()

@@ -11,6 +11,7 @@ import string
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from promptkit.errors import SessionError
 from promptkit.secrets import SecretFinding, find_secrets, redact_secrets
 
 from .credentials import PLANTED, Planted, leaked_values, planted_file_text
@@ -364,3 +365,10 @@ def test_each_planted_credential_is_redacted_without_its_line(planted: Planted) 
 
 def test_the_whole_planted_file_keeps_none_of_its_values() -> None:
     assert leaked_values(redact_secrets(planted_file_text())) == []
+
+
+def test_promptkit_error_messages_are_redacted_when_the_error_is_made() -> None:
+    error = SessionError(f"invalid session id {planted_file_text()!r}")
+
+    assert leaked_values(str(error)) == []
+    assert "[REDACTED:" in str(error)

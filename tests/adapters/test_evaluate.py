@@ -161,7 +161,9 @@ def test_malformed_json_output_raises_output_parse_error_with_the_raw_text(
     session = Session()
 
     with pytest.raises(OutputParseError) as raised:
-        make_adapter().evaluate(STRUCTURED_PROMPT, Greeting(name="Ada"), session=session)
+        make_adapter().evaluate(
+            STRUCTURED_PROMPT, Greeting(name="Ada"), session=session, output_retries=0
+        )
 
     assert raised.value.raw_text == "Sure! Here it is: {greeting: Ada"
     assert "Verdict" in str(raised.value)
@@ -174,7 +176,9 @@ def test_output_parse_error_carries_the_replys_usage_and_no_output(
     server.enqueue(Reply.text("not JSON", usage=Usage(input_tokens=31, output_tokens=7)))
 
     with pytest.raises(OutputParseError) as raised:
-        make_adapter().evaluate(STRUCTURED_PROMPT, Greeting(name="Ada"), session=Session())
+        make_adapter().evaluate(
+            STRUCTURED_PROMPT, Greeting(name="Ada"), session=Session(), output_retries=0
+        )
 
     partial = raised.value.response
     assert isinstance(partial, PromptResponse)

@@ -118,7 +118,7 @@ def test_manifest_of_an_unparsable_reply_keeps_the_raw_output(
 
     with pytest.raises(OutputParseError):
         make_adapter().evaluate(
-            PROMPT, Topic(topic="tides"), session=Session(), output_dir=tmp_path
+            PROMPT, Topic(topic="tides"), session=Session(), output_dir=tmp_path, output_retries=0
         )
 
     manifest = _manifest(tmp_path)

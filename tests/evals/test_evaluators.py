@@ -135,7 +135,9 @@ def test_llm_judge_returns_the_models_typed_verdict_as_a_score(server: FakeProvi
 
 
 def test_llm_judge_verdict_outside_the_schema_raises(server: FakeProviderServer):
-    server.enqueue(Reply.json({"verdict": "great", "score": 3, "reason": ""}))
+    # The judge's reply goes back once with the validation error (output_retries), then fails.
+    outside = Reply.json({"verdict": "great", "score": 3, "reason": ""})
+    server.enqueue(outside, outside)
     judge = LLMJudge(openai_adapter(server), "Names the capital.")
 
     with pytest.raises(OutputParseError, match="JudgeVerdict"):

@@ -126,7 +126,7 @@ def test_choose_adapter_without_any_configured_model_says_how_to_configure_one()
 
 
 def test_a_base_url_means_an_openai_compatible_server_spoken_to_through_chat() -> None:
-    choice = choose_adapter(environ={}, base_url="http://127.0.0.1:9/v1")
+    choice = choose_adapter(environ={}, model="served-model", base_url="http://127.0.0.1:9/v1")
 
     assert isinstance(choice.adapter, OpenAIAdapter)
     assert choice.adapter.api == "chat"

@@ -31,7 +31,7 @@ REVIEW = {
 
 
 def provider_args(server: FakeProviderServer) -> tuple[str, ...]:
-    return ("--provider", "openai", "--base-url", server.openai_base_url)
+    return ("--provider", "openai", "--base-url", server.openai_base_url, "--model", "served-model")
 
 
 def test_optimize_session_then_digest_reports_the_session_origin(

@@ -180,3 +180,36 @@ def test_the_digest_section_key_is_the_one_the_prompt_declares(repo: Path, state
 
     assert (repo / "overrides" / "_shared" / "repo-digest" / "latest.toml").is_file()
     assert "stored the 'repo-digest' digest" in out.getvalue()
+
+
+class _Pieces(io.StringIO):
+    """An output that remembers each write, to see a reply arrive piece by piece."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pieces: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.pieces.append(text)
+        return super().write(text)
+
+
+def test_ask_prints_the_reply_as_it_arrives_then_its_usage(
+    repo: Path, state_dir: Path, server: FakeProviderServer, openai_choice: WriterChoice
+) -> None:
+    server.enqueue(Reply.text("main returns zero on every path"))
+    out = _Pieces()
+    repl = WorkspaceRepl.open(
+        setup_for(repo, state_dir, openai_choice),
+        stdin=io.StringIO(""),
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+
+    with repl:
+        repl.onecmd("ask what does main return?")
+
+    assert server.requests[0].body["stream"] is True
+    text_pieces = [piece for piece in out.pieces if piece and not piece.startswith("\n")]
+    assert len(text_pieces) > 1
+    assert out.getvalue().startswith("main returns zero on every path\n\n(openai gpt-4.1-mini")

@@ -202,17 +202,6 @@ def test_empty_script_fails_loudly_for_anthropic_too(
     assert server.request_count == 1
 
 
-def test_streaming_request_is_refused_without_taking_a_reply(
-    server: FakeProviderServer, openai_client: openai.OpenAI
-) -> None:
-    server.enqueue(Reply.text("kept for the next call"))
-
-    with pytest.raises(openai.BadRequestError, match="does not stream"):
-        openai_client.responses.create(model="gpt-4.1-mini", input="x", stream=True)
-
-    assert server.pending_count == 1
-
-
 def test_unknown_path_answers_not_found_naming_the_served_paths(
     server: FakeProviderServer,
 ) -> None:

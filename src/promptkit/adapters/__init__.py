@@ -29,6 +29,21 @@ _EXPORTS: dict[str, str] = {
     "WireConversation": "promptkit.adapters.wire",
     "AdapterChoice": "promptkit.adapters.selection",
     "choose_adapter": "promptkit.adapters.selection",
+    "ConversationMessage": "promptkit.adapters.conversation",
+    "Message": "promptkit.adapters.conversation",
+    "MessageToolCall": "promptkit.adapters.conversation",
+    "conversation_messages": "promptkit.adapters.conversation",
+    "ModelSettings": "promptkit.adapters.settings",
+    "DEFAULT_PRICES": "promptkit.adapters.cost",
+    "ModelPrice": "promptkit.adapters.cost",
+    "PriceTable": "promptkit.adapters.cost",
+    "ResponseCompleted": "promptkit.adapters.streaming",
+    "StreamEvent": "promptkit.adapters.streaming",
+    "TextDelta": "promptkit.adapters.streaming",
+    "ToolCallFinished": "promptkit.adapters.streaming",
+    "ToolCallStarted": "promptkit.adapters.streaming",
+    "UsageReported": "promptkit.adapters.streaming",
+    "UnsupportedSettingError": "promptkit.adapters.settings",
     "model_configured": "promptkit.adapters.selection",
 }
 
@@ -40,6 +55,17 @@ if TYPE_CHECKING:
     from promptkit.adapters.base import (
         ProviderAdapter as ProviderAdapter,
         WireAdapter as WireAdapter,
+    )
+    from promptkit.adapters.conversation import (
+        ConversationMessage as ConversationMessage,
+        Message as Message,
+        MessageToolCall as MessageToolCall,
+        conversation_messages as conversation_messages,
+    )
+    from promptkit.adapters.cost import (
+        DEFAULT_PRICES as DEFAULT_PRICES,
+        ModelPrice as ModelPrice,
+        PriceTable as PriceTable,
     )
     from promptkit.adapters.loop import DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE
     from promptkit.adapters.openai import OpenAIAdapter as OpenAIAdapter
@@ -56,6 +82,18 @@ if TYPE_CHECKING:
         AdapterChoice as AdapterChoice,
         choose_adapter as choose_adapter,
         model_configured as model_configured,
+    )
+    from promptkit.adapters.settings import (
+        ModelSettings as ModelSettings,
+        UnsupportedSettingError as UnsupportedSettingError,
+    )
+    from promptkit.adapters.streaming import (
+        ResponseCompleted as ResponseCompleted,
+        StreamEvent as StreamEvent,
+        TextDelta as TextDelta,
+        ToolCallFinished as ToolCallFinished,
+        ToolCallStarted as ToolCallStarted,
+        UsageReported as UsageReported,
     )
     from promptkit.adapters.wire import (
         ModelTurn as ModelTurn,

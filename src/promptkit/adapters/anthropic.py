@@ -20,11 +20,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
+from promptkit.adapters.cost import PriceTable
+from promptkit.adapters.local_servers import with_local_server_key, with_schema_hint
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.request_types import declared_only
 from promptkit.adapters.response import TokenUsage
 from promptkit.adapters.schema import shape_for_strict
 from promptkit.adapters.schema_rules import ANTHROPIC_STRICT, check_tool_names
+from promptkit.adapters.settings import ModelSettings
 from promptkit.adapters.wire import (
     ModelTurn,
     ReplyShape,
@@ -68,7 +71,10 @@ class AnthropicAdapter(WireAdapter):
         max_tokens: int = 4096,
         client_kwargs: Mapping[str, Any] | None = None,
         structured_output: StructuredOutputMode = "native",
+        settings: ModelSettings | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
+        super().__init__(settings=settings, prices=prices)
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"AnthropicAdapter: model must be a non-empty string, got {model!r}")
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
@@ -116,12 +122,16 @@ class AnthropicAdapter(WireAdapter):
     ) -> PromptkitError | None:
         import anthropic
 
-        return translate_sdk_error(
+        translated = translate_sdk_error(
             error,
             sdk=anthropic,
             base_error=anthropic.AnthropicError,
             where=where,
             secrets=client_secrets(client),
+        )
+        asks_for_schema = self._structured_output == "native"
+        return with_schema_hint(
+            translated, asks_for_schema=asks_for_schema, adapter="AnthropicAdapter"
         )
 
 
@@ -129,6 +139,9 @@ def _build_anthropic_client(kwargs: Mapping[str, Any], *, sync: bool) -> Any:
     import anthropic
 
     factory = anthropic.Anthropic if sync else anthropic.AsyncAnthropic
+    kwargs = with_local_server_key(
+        kwargs, key_variable="ANTHROPIC_API_KEY", url_variable="ANTHROPIC_BASE_URL"
+    )
     try:
         return factory(**kwargs)
     except anthropic.AnthropicError as error:

@@ -18,7 +18,6 @@ from typing import Any
 
 from promptkit.adapters.loop import Deadline
 from promptkit.adapters.provider_errors import RETRY_COUNT_HEADER
-from promptkit.adapters.wire import WireCodec
 
 _RETRYABLE_STATUSES = frozenset({408, 409, 429})
 _LONGEST_RETRY_AFTER_S = 60.0
@@ -28,8 +27,12 @@ class DeadlinePassedError(Exception):
     """The deadline passed before the request could be answered or attempted again."""
 
 
+Send = Callable[[Any, Mapping[str, Any], float | None], Any]
+"""`send(client, request, timeout)`: one attempt (a codec's `create`, or opening a stream)."""
+
+
 def send_until_deadline(
-    codec: WireCodec,
+    send: Send,
     client: Any,
     request: Mapping[str, Any],
     deadline: Deadline,
@@ -46,7 +49,7 @@ def send_until_deadline(
         # The retry-count header carries the SDK's own count on, which error messages report.
         counted = {**request, "extra_headers": {RETRY_COUNT_HEADER: str(attempt)}}
         try:
-            return codec.create(client.with_options(max_retries=0), counted, remaining)
+            return send(client.with_options(max_retries=0), counted, remaining)
         except Exception as error:
             if attempt >= max_retries or not _is_retryable(error, is_connection_error):
                 raise

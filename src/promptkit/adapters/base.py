@@ -16,16 +16,20 @@ import contextvars
 import os
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 from promptkit.adapters.attempts import DeadlinePassedError, send_until_deadline
-from promptkit.adapters.evaluation import Evaluation
+from promptkit.adapters.conversation import Message
+from promptkit.adapters.cost import DEFAULT_PRICES, PriceTable
+from promptkit.adapters.evaluation import CallArgs, CallOptions, Evaluation
 from promptkit.adapters.loop import Deadline, SendRequest, Step
 from promptkit.adapters.response import PromptResponse
+from promptkit.adapters.settings import ModelSettings
+from promptkit.adapters.streaming import StreamEvent, astream_evaluation, stream_evaluation
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.errors import PromptkitError, ProviderConnectionError, ProviderTimeoutError
 from promptkit.prompt import OverridesLookup, Prompt
@@ -75,12 +79,23 @@ class ProviderAdapter(ABC):
         max_tool_rounds: int = 16,
         output_dir: str | Path | None = None,
         user_message: str | None = None,
+        messages: Sequence[Message] | None = None,
+        conversation: str | None = None,
+        settings: ModelSettings | None = None,
+        output_retries: int = 1,
+        deps: Any = None,
     ) -> PromptResponse[OutputT]:
         """Run `prompt` rendered with `params` and return the model's answer.
 
         `deadline` bounds the whole evaluation (every request and tool round), as seconds or a
         timedelta from the call. `user_message` is the user turn after the rendered prompt
         (default `DEFAULT_USER_MESSAGE`). With `output_dir`, `manifest.json` records the run.
+
+        `messages` are earlier turns to continue (an earlier response's `messages`);
+        `conversation` names a conversation kept in `session` instead, read before and extended
+        after the call. `settings` override the adapter's `ModelSettings` field by field. A
+        reply that fails to parse into the output type goes back to the model with the error up
+        to `output_retries` times. `deps` reaches tool handlers as `ToolContext.deps`.
         """
 
     @abstractmethod
@@ -95,6 +110,11 @@ class ProviderAdapter(ABC):
         max_tool_rounds: int = 16,
         output_dir: str | Path | None = None,
         user_message: str | None = None,
+        messages: Sequence[Message] | None = None,
+        conversation: str | None = None,
+        settings: ModelSettings | None = None,
+        output_retries: int = 1,
+        deps: Any = None,
     ) -> PromptResponse[OutputT]:
         """`evaluate` for asyncio: same arguments, same result, same events."""
 
@@ -164,8 +184,30 @@ class WireAdapter(ProviderAdapter):
     """A `ProviderAdapter` that talks to a provider through its SDK via a `WireCodec`.
 
     Subclasses supply the codec, the sync and async clients, and the translation of the SDK's
-    exceptions; the loop, events, deadline and record are shared.
+    exceptions; the loop, events, deadline and record are shared. `settings` apply to every
+    call unless a call overrides them; `prices` (default `DEFAULT_PRICES`) give each
+    response's `usage.cost`.
     """
+
+    def __init__(
+        self, *, settings: ModelSettings | None = None, prices: PriceTable | None = None
+    ) -> None:
+        if settings is not None and not isinstance(settings, ModelSettings):
+            raise TypeError(
+                f"settings must be a promptkit ModelSettings, got {type(settings).__name__}"
+            )
+        self._settings = settings or ModelSettings()
+        self._prices = DEFAULT_PRICES if prices is None else prices
+
+    @property
+    def prices(self) -> PriceTable:
+        """The price table `PromptResponse.usage.cost` comes from."""
+        return self._prices
+
+    @property
+    def settings(self) -> ModelSettings:
+        """The `ModelSettings` every call starts from."""
+        return self._settings
 
     @abstractmethod
     def wire_codec(self) -> WireCodec:
@@ -196,6 +238,11 @@ class WireAdapter(ProviderAdapter):
         max_tool_rounds: int = 16,
         output_dir: str | Path | None = None,
         user_message: str | None = None,
+        messages: Sequence[Message] | None = None,
+        conversation: str | None = None,
+        settings: ModelSettings | None = None,
+        output_retries: int = 1,
+        deps: Any = None,
     ) -> PromptResponse[OutputT]:
         run = Evaluation(
             self,
@@ -205,6 +252,14 @@ class WireAdapter(ProviderAdapter):
             max_tool_rounds=max_tool_rounds,
             output_dir=output_dir,
             user_message=user_message,
+            call=CallOptions(
+                messages=messages,
+                conversation=conversation,
+                settings=self.settings.merged(settings),
+                output_retries=output_retries,
+                deps=deps,
+                prices=self.prices,
+            ),
         )
         try:
             rendered = run.render(params, overrides_store, overrides_tag)
@@ -229,6 +284,11 @@ class WireAdapter(ProviderAdapter):
         max_tool_rounds: int = 16,
         output_dir: str | Path | None = None,
         user_message: str | None = None,
+        messages: Sequence[Message] | None = None,
+        conversation: str | None = None,
+        settings: ModelSettings | None = None,
+        output_retries: int = 1,
+        deps: Any = None,
     ) -> PromptResponse[OutputT]:
         run = Evaluation(
             self,
@@ -238,6 +298,14 @@ class WireAdapter(ProviderAdapter):
             max_tool_rounds=max_tool_rounds,
             output_dir=output_dir,
             user_message=user_message,
+            call=CallOptions(
+                messages=messages,
+                conversation=conversation,
+                settings=self.settings.merged(settings),
+                output_retries=output_retries,
+                deps=deps,
+                prices=self.prices,
+            ),
         )
         try:
             rendered = run.render(params, overrides_store, overrides_tag)
@@ -250,6 +318,46 @@ class WireAdapter(ProviderAdapter):
             raise
         run.record_success(response)
         return response
+
+    def stream(
+        self, prompt: Prompt[OutputT], *params: Any, session: Session, **options: Unpack[CallArgs]
+    ) -> Iterator[StreamEvent[OutputT]]:
+        """`evaluate` as it happens: `TextDelta`s as each reply arrives, `UsageReported` per
+        reply, `ToolCallStarted`/`ToolCallFinished` per tool call, and last `ResponseCompleted`
+        with the `PromptResponse`. Takes `evaluate`'s keyword arguments; nothing is sent until
+        the first event is read."""
+        run = self._evaluation(prompt, session, options)
+        store, tag = options.get("overrides_store"), options.get("overrides_tag", "latest")
+        return stream_evaluation(self, run, params, store, tag)
+
+    def astream(
+        self, prompt: Prompt[OutputT], *params: Any, session: Session, **options: Unpack[CallArgs]
+    ) -> AsyncIterator[StreamEvent[OutputT]]:
+        """`stream` for asyncio (`async for event in adapter.astream(...)`)."""
+        run = self._evaluation(prompt, session, options)
+        store, tag = options.get("overrides_store"), options.get("overrides_tag", "latest")
+        return astream_evaluation(self, run, params, store, tag)
+
+    def _evaluation(
+        self, prompt: Prompt[OutputT], session: Session, options: CallArgs
+    ) -> Evaluation[OutputT]:
+        return Evaluation(
+            self,
+            prompt,
+            session=session,
+            deadline=options.get("deadline"),
+            max_tool_rounds=options.get("max_tool_rounds", 16),
+            output_dir=options.get("output_dir"),
+            user_message=options.get("user_message"),
+            call=CallOptions(
+                messages=options.get("messages"),
+                conversation=options.get("conversation"),
+                settings=self.settings.merged(options.get("settings")),
+                output_retries=options.get("output_retries", 1),
+                deps=options.get("deps"),
+                prices=self.prices,
+            ),
+        )
 
     # -- drivers ------------------------------------------------------------------------------
 
@@ -293,8 +401,7 @@ class WireAdapter(ProviderAdapter):
                 if isinstance(step, SendRequest):
                     reply = await self._asend(step, codec, client, deadline)
                 else:
-                    # Handlers are plain blocking functions; a thread keeps the loop responsive.
-                    reply = await asyncio.to_thread(step.run)
+                    reply = await step.arun()
         finally:
             steps.close()
 
@@ -306,7 +413,7 @@ class WireAdapter(ProviderAdapter):
                 return codec.create(client, step.request, None)
             return _call_within(
                 lambda: send_until_deadline(
-                    codec,
+                    codec.create,
                     client,
                     step.request,
                     deadline,

@@ -8,15 +8,23 @@ clock and deadline, the tally of requests and tool calls, and the execution reco
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
-from dataclasses import replace
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar
 
+from promptkit.adapters.conversation import (
+    Message,
+    check_messages,
+    conversation_messages,
+    keep_messages,
+)
+from promptkit.adapters.cost import DEFAULT_PRICES, PriceTable
 from promptkit.adapters.loop import (
     DEFAULT_USER_MESSAGE,
     Deadline,
+    LoopOptions,
     LoopTally,
     Step,
     json_ready,
@@ -29,6 +37,8 @@ from promptkit.adapters.record import (
     write_record_json,
 )
 from promptkit.adapters.response import PromptResponse
+from promptkit.adapters.settings import ModelSettings, request_options
+from promptkit.adapters.tracing import EvaluationTrace
 from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.durable import write_atomically
 from promptkit.errors import (
@@ -54,6 +64,58 @@ RESPONSE_ARTIFACT = "response.json"
 RAW_OUTPUT_ARTIFACT = "raw_output.txt"
 
 
+@dataclass(frozen=True)
+class CallOptions:
+    """The per-call choices of `evaluate` beyond the prompt and its params: earlier turns
+    (`messages`, or the session conversation named `conversation`), the request settings
+    (already merged with the adapter's), output retries and the tools' `deps`."""
+
+    messages: Sequence[Message] | None = None
+    conversation: str | None = None
+    settings: ModelSettings = field(default_factory=ModelSettings)
+    output_retries: int = 1
+    deps: Any = None
+    prices: PriceTable = DEFAULT_PRICES
+
+    def __post_init__(self) -> None:
+        if isinstance(self.output_retries, bool) or not isinstance(self.output_retries, int):
+            raise TypeError(f"output_retries must be an int, got {self.output_retries!r}")
+        if self.output_retries < 0:
+            raise ValueError(f"output_retries must be 0 or more, got {self.output_retries}")
+        if self.messages is not None and self.conversation is not None:
+            raise ValueError(
+                "pass messages= or conversation=, not both: a session conversation already"
+                " holds its earlier turns"
+            )
+        if not isinstance(self.settings, ModelSettings):
+            raise TypeError(
+                f"settings must be a promptkit ModelSettings, got {type(self.settings).__name__}"
+            )
+        object.__setattr__(self, "messages", check_messages(self.messages))
+
+    def history(self, session: Session) -> tuple[Message, ...]:
+        """The earlier turns this call continues."""
+        if self.conversation is not None:
+            return conversation_messages(session, self.conversation)
+        return tuple(self.messages or ())
+
+
+class CallArgs(TypedDict, total=False):
+    """The keyword arguments of `evaluate` besides `session`, for `stream` and `astream`."""
+
+    overrides_store: OverridesLookup | None
+    overrides_tag: str
+    deadline: float | timedelta | None
+    max_tool_rounds: int
+    output_dir: str | Path | None
+    user_message: str | None
+    messages: Sequence[Message] | None
+    conversation: str | None
+    settings: ModelSettings | None
+    output_retries: int
+    deps: Any
+
+
 class Evaluation(Generic[OutputT]):
     """One evaluate call: its arguments, clock, tally and execution record."""
 
@@ -67,7 +129,9 @@ class Evaluation(Generic[OutputT]):
         max_tool_rounds: int,
         output_dir: str | Path | None,
         user_message: str | None,
+        call: CallOptions | None = None,
     ) -> None:
+        call = call or CallOptions()
         if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int):
             raise TypeError(f"max_tool_rounds must be an int, got {max_tool_rounds!r}")
         if max_tool_rounds < 0:
@@ -81,7 +145,12 @@ class Evaluation(Generic[OutputT]):
         self.max_tool_rounds = max_tool_rounds
         self.output_dir = None if output_dir is None else Path(output_dir)
         self.user_message = user_message or DEFAULT_USER_MESSAGE
+        self.call = call
+        self.history = call.history(session)
         self.tally = LoopTally()
+        self.trace = EvaluationTrace(
+            provider=adapter.provider, model=adapter.model, prompt_name=prompt.display_name
+        )
         self.started = time.monotonic()
         self.started_at = datetime.now(UTC)
         self.api: str | None = None
@@ -109,6 +178,8 @@ class Evaluation(Generic[OutputT]):
         self, rendered: RenderedPrompt[Any], codec: WireCodec
     ) -> Generator[Step, Any, ModelTurn]:
         self.api = codec.api
+        # Raised here, before the loop sends anything, when the API refuses a setting.
+        options = request_options(codec.api, self.call.settings, has_tools=bool(rendered.tools))
         return tool_loop(
             rendered=rendered,
             codec=codec,
@@ -117,6 +188,14 @@ class Evaluation(Generic[OutputT]):
             max_tool_rounds=self.max_tool_rounds,
             user_message=self.user_message,
             tally=self.tally,
+            options=LoopOptions(
+                history=self.history,
+                request_options=options,
+                output_retries=self.call.output_retries,
+                deps=self.call.deps,
+                settings=self.call.settings.chosen(),
+                trace=self.trace,
+            ),
         )
 
     def finish(self, rendered: RenderedPrompt[OutputT], turn: ModelTurn) -> PromptResponse[OutputT]:
@@ -127,9 +206,10 @@ class Evaluation(Generic[OutputT]):
             text=turn.text,
             output=None,
             tool_calls=tuple(tally.tool_calls),
-            usage=tally.usage,
+            usage=self.call.prices.priced(self.adapter.provider, model, tally.usage),
             model=model,
             provider=self.adapter.provider,
+            messages=tuple(tally.messages),
             finish_reason=turn.finish_reason,
             refusal=turn.refusal,
         )
@@ -153,6 +233,8 @@ class Evaluation(Generic[OutputT]):
                 output_tokens=tally.usage.output_tokens,
             )
         duration = time.monotonic() - self.started
+        if self.call.conversation is not None:
+            keep_messages(self.session, self.call.conversation, tally.messages[len(self.history) :])
         self.session.dispatch(
             PromptExecuted(
                 prompt_ns=rendered.ns,
@@ -170,6 +252,7 @@ class Evaluation(Generic[OutputT]):
                 cache_write_tokens=tally.usage.cache_write_tokens,
                 reasoning_tokens=tally.usage.reasoning_tokens,
                 finish_reason=response.finish_reason,
+                cost=response.usage.cost,
             )
         )
         return response
@@ -204,6 +287,9 @@ class Evaluation(Generic[OutputT]):
     # -- execution record ---------------------------------------------------------------------
 
     def record_success(self, response: PromptResponse[Any]) -> None:
+        self.trace.succeeded(
+            response_model=response.model, usage=response.usage, text=response.text
+        )
         if self.output_dir is None:
             return
         document = {
@@ -237,7 +323,12 @@ class Evaluation(Generic[OutputT]):
             ),
         )
 
+    def abandon(self) -> None:
+        """The caller stopped reading a stream: nothing failed, but the run is over."""
+        self.trace.failed(GeneratorExit())
+
     def record_failure(self, error: BaseException) -> None:
+        self.trace.failed(error)
         output_dir = self.output_dir
         if output_dir is None:
             return

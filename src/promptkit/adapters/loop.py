@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -20,7 +20,9 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from promptkit.adapters.conversation import Message, MessageToolCall, arguments_text, wire_items
 from promptkit.adapters.response import TokenUsage, ToolCallRecord
+from promptkit.adapters.tracing import EvaluationTrace
 from promptkit.adapters.wire import (
     ModelTurn,
     RequestedToolCall,
@@ -28,9 +30,20 @@ from promptkit.adapters.wire import (
     WireCodec,
     read_turn,
 )
-from promptkit.errors import ProviderTimeoutError, ToolLoopLimitError, ToolValidationError
+from promptkit.errors import (
+    OutputParseError,
+    ProviderTimeoutError,
+    ToolLoopLimitError,
+    ToolValidationError,
+)
 from promptkit.logging import get_logger
-from promptkit.prompt import RenderedPrompt, Tool, ToolContext, ToolResult
+from promptkit.prompt import (
+    RenderedPrompt,
+    Tool,
+    ToolContext,
+    ToolResult,
+    parse_structured_output,
+)
 from promptkit.prompt.params import type_adapter
 from promptkit.secrets import redact_secrets
 from promptkit.session import Session, ToolInvoked
@@ -97,9 +110,12 @@ class SendRequest:
 
 @dataclass(frozen=True)
 class RunTool:
-    """Step: call `run` (blocking: it runs a tool handler) and send back what it returns."""
+    """Step: run one tool call and send back the `ExecutedCall`: `run` blocks (the sync driver),
+    `arun` is awaited (the async driver, where an `async def` handler runs on the event loop)."""
 
     run: Callable[[], ExecutedCall]
+    arun: Callable[[], Awaitable[ExecutedCall]]
+    call: RequestedToolCall
 
 
 Step = SendRequest | RunTool
@@ -116,6 +132,8 @@ class LoopTally:
     usage: TokenUsage = field(default_factory=TokenUsage)
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
     reported_model: str | None = None
+    messages: list[Message] = field(default_factory=list)
+    """The conversation so far: the earlier turns given, then every turn of this run."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +145,24 @@ class ExecutedCall:
     value_json: Any
 
 
+@dataclass(frozen=True)
+class LoopOptions:
+    """What one run adds to the prompt: earlier turns, request settings, how often a reply that
+    fails validation is retried, and the application's value for tool handlers."""
+
+    history: tuple[Message, ...] = ()
+    request_options: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """The chosen `ModelSettings` fields by name, for the request spans."""
+    output_retries: int = 1
+    deps: Any = None
+    trace: EvaluationTrace = field(
+        default_factory=lambda: EvaluationTrace(
+            provider="", model="", prompt_name="", enabled=False
+        )
+    )
+
+
 def tool_loop(
     *,
     rendered: RenderedPrompt[Any],
@@ -136,23 +172,57 @@ def tool_loop(
     max_tool_rounds: int,
     user_message: str,
     tally: LoopTally,
+    options: LoopOptions | None = None,
 ) -> Generator[Step, Any, ModelTurn]:
     """Ask the model, run the tools it calls, send the results back; return the final turn.
 
-    The final turn is the first reply without tool calls. A reply that still calls tools after
-    `max_tool_rounds` rounds of tool calls raises `ToolLoopLimitError` (its calls do not run).
+    The final turn is the first reply without tool calls whose text parses into the output
+    type. A reply that does not parse goes back to the model with the validation error, up to
+    `output_retries` times; after that the last reply is returned (and fails to parse again for
+    the caller). A reply that still calls tools after `max_tool_rounds` rounds of tool calls
+    raises `ToolLoopLimitError` (its calls do not run). The driver sends back the SDK response
+    or, when it decoded a stream itself, the `ModelTurn`.
     """
+    options = options or LoopOptions()
     conversation = codec.start(rendered, user_message)
+    conversation = conversation.with_history(wire_items(codec.api, options.history))
+    conversation = conversation.with_options(options.request_options)
+    tally.messages.extend([*options.history, Message.user(user_message)])
+    options.trace.user_turn(user_message)
     rounds = 0
+    retries_left = options.output_retries
     while True:
         deadline.check(f"request {tally.requests + 1}")
         tally.requests += 1
-        reply = yield SendRequest(conversation.request(), tally.requests)
-        turn = read_turn(codec, reply)
+        with options.trace.request(options.settings) as request_span:
+            reply = yield SendRequest(conversation.request(), tally.requests)
+            turn = reply if isinstance(reply, ModelTurn) else read_turn(codec, reply)
+            request_span.replied(
+                model=turn.model, usage=turn.usage, finish_reason=turn.finish_reason
+            )
         tally.usage += turn.usage
         tally.reported_model = turn.model or tally.reported_model
+        tally.messages.append(_assistant_message(turn))
         if not turn.tool_calls:
-            return turn
+            # A truncated or refused answer is reported as such by the caller; asking again
+            # would only repeat it.
+            is_complete = turn.refusal is None and turn.finish_reason not in (
+                "length",
+                "content_filter",
+            )
+            problem = (
+                _output_problem(rendered, turn.text) if retries_left > 0 and is_complete else None
+            )
+            if problem is None:
+                return turn
+            retries_left -= 1
+            retry = Message.user(
+                f"Your reply did not match the Response Format: {problem}. Reply again with"
+                " only the JSON it asks for."
+            )
+            tally.messages.append(retry)
+            conversation = conversation.extended([*turn.replay, *wire_items(codec.api, [retry])])
+            continue
         if len(turn.tool_calls) > MAX_TOOL_CALLS_PER_REPLY:
             raise ToolLoopLimitError(
                 f"prompt {rendered.ns}/{rendered.key}: the model asked for"
@@ -171,10 +241,14 @@ def tool_loop(
         replies: list[ToolReply] = []
         for call in turn.tool_calls:
             deadline.check(f"tool call {call.name!r}")
-            executed: ExecutedCall = yield RunTool(
-                partial(execute_tool_call, rendered, call, deadline)
-            )
-            record = executed.record
+            with options.trace.tool_call(call.name, call.call_id, call.arguments) as tool_span:
+                executed: ExecutedCall = yield RunTool(
+                    partial(execute_tool_call, rendered, call, deadline, session, options.deps),
+                    partial(aexecute_tool_call, rendered, call, deadline, session, options.deps),
+                    call,
+                )
+                record = executed.record
+                tool_span.finished(result=record.result.message, success=record.success)
             session.dispatch(
                 ToolInvoked(
                     prompt_ns=rendered.ns,
@@ -190,6 +264,15 @@ def tool_loop(
                 )
             )
             tally.tool_calls.append(record)
+            tally.messages.append(
+                Message(
+                    "tool",
+                    record.result.message,
+                    call_id=call.call_id,
+                    tool_name=call.name,
+                    is_error=not record.success,
+                )
+            )
             if deadline.at is not None and time.monotonic() >= deadline.at:
                 raise deadline.exceeded(
                     f"while tool {record.name!r} ran (it took"
@@ -199,8 +282,41 @@ def tool_loop(
         conversation = conversation.extended([*turn.replay, *codec.tool_results(replies)])
 
 
+def _assistant_message(turn: ModelTurn) -> Message:
+    return Message.assistant(
+        turn.text,
+        (
+            MessageToolCall(call.call_id, call.name, arguments_text(call.arguments))
+            for call in turn.tool_calls
+        ),
+    )
+
+
+def _output_problem(rendered: RenderedPrompt[Any], text: str) -> str | None:
+    """Why `text` does not parse into the output type, or None when it does (or none is asked)."""
+    if rendered.output_type is None:
+        return None
+    try:
+        parse_structured_output(text, rendered.output_type)
+    except OutputParseError as error:
+        return str(error)
+    return None
+
+
+@dataclass(frozen=True)
+class _ReadyCall:
+    tool: Tool[Any]
+    params: Any
+    context: ToolContext[Any]
+    started: float
+
+
 def execute_tool_call(
-    rendered: RenderedPrompt[Any], call: RequestedToolCall, deadline: Deadline
+    rendered: RenderedPrompt[Any],
+    call: RequestedToolCall,
+    deadline: Deadline,
+    session: Session | None = None,
+    deps: Any = None,
 ) -> ExecutedCall:
     """Validate and run one call; every failure becomes an error result for the model.
 
@@ -209,6 +325,41 @@ def execute_tool_call(
     message gets one. A handler that raises is answered with the exception type only
     (its message may hold internal details) and logged as `tool_handler_failed`.
     """
+    ready = _prepare(rendered, call, deadline, session, deps)
+    if isinstance(ready, ExecutedCall):
+        return ready
+    try:
+        result = ready.tool.run(ready.params, ready.context)
+    except Exception as error:
+        result = _handler_failed(rendered, ready, error)
+    return _finished(call, ready, result)
+
+
+async def aexecute_tool_call(
+    rendered: RenderedPrompt[Any],
+    call: RequestedToolCall,
+    deadline: Deadline,
+    session: Session | None = None,
+    deps: Any = None,
+) -> ExecutedCall:
+    """`execute_tool_call` for asyncio: an async handler is awaited on the running loop."""
+    ready = _prepare(rendered, call, deadline, session, deps)
+    if isinstance(ready, ExecutedCall):
+        return ready
+    try:
+        result = await ready.tool.arun(ready.params, ready.context)
+    except Exception as error:
+        result = _handler_failed(rendered, ready, error)
+    return _finished(call, ready, result)
+
+
+def _prepare(
+    rendered: RenderedPrompt[Any],
+    call: RequestedToolCall,
+    deadline: Deadline,
+    session: Session | None,
+    deps: Any,
+) -> _ReadyCall | ExecutedCall:
     started = time.monotonic()
     if call.truncated:
         # The arguments stop mid-way; running the tool with what arrived (often `{}`) would act
@@ -236,31 +387,44 @@ def execute_tool_call(
             success=False,
         )
         return _executed(call, _raw_arguments(call), failure, started, params_json=None)
-    context = ToolContext(rendered.ns, rendered.key, call.call_id, deadline.at)
-    try:
-        result = tool.run(params, context)
-    except Exception as error:
-        _log.warning(
-            "tool_handler_failed",
-            tool=tool.name,
-            error_type=type(error).__name__,
-            error=redact_secrets(str(error))[:300],
-            prompt_ns=rendered.ns,
-            prompt_key=rendered.key,
-            call_id=call.call_id,
-        )
-        result = ToolResult(
-            message=f"tool {tool.name!r} failed with {type(error).__name__}; the error was"
-            " logged. Try different arguments or continue without this tool.",
-            success=False,
-        )
+    context: ToolContext[Any] = ToolContext(
+        rendered.ns, rendered.key, call.call_id, deadline.at, deps=deps, session=session
+    )
+    return _ReadyCall(tool, params, context, started)
+
+
+def _handler_failed(
+    rendered: RenderedPrompt[Any], ready: _ReadyCall, error: Exception
+) -> ToolResult:
+    _log.warning(
+        "tool_handler_failed",
+        tool=ready.tool.name,
+        error_type=type(error).__name__,
+        error=redact_secrets(str(error))[:300],
+        prompt_ns=rendered.ns,
+        prompt_key=rendered.key,
+        call_id=ready.context.call_id,
+    )
+    return ToolResult(
+        message=f"tool {ready.tool.name!r} failed with {type(error).__name__}; the error was"
+        " logged. Try different arguments or continue without this tool.",
+        success=False,
+    )
+
+
+def _finished(call: RequestedToolCall, ready: _ReadyCall, result: ToolResult) -> ExecutedCall:
     if not result.success and not result.message.strip():
         # Providers refuse an error result without content (Anthropic answers 400).
         result = replace(
-            result, message=f"tool {tool.name!r} failed without saying why; try another way"
+            result, message=f"tool {ready.tool.name!r} failed without saying why; try another way"
         )
-    result = _bounded(result)
-    return _executed(call, params, result, started, params_json=_params_json(tool, params))
+    return _executed(
+        call,
+        ready.params,
+        _bounded(result),
+        ready.started,
+        params_json=_params_json(ready.tool, ready.params),
+    )
 
 
 def _bounded(result: ToolResult) -> ToolResult:

@@ -21,11 +21,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
+from promptkit.adapters.cost import PriceTable
+from promptkit.adapters.local_servers import with_local_server_key, with_schema_hint
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.request_types import declared_only
 from promptkit.adapters.response import TokenUsage
 from promptkit.adapters.schema import shape_for_strict
 from promptkit.adapters.schema_rules import OPENAI_STRICT, check_tool_names
+from promptkit.adapters.settings import ModelSettings
 from promptkit.adapters.wire import (
     ModelTurn,
     ReplyShape,
@@ -78,7 +81,10 @@ class OpenAIAdapter(WireAdapter):
         client_kwargs: Mapping[str, Any] | None = None,
         structured_output: StructuredOutputMode = "native",
         store: bool | None = None,
+        settings: ModelSettings | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
+        super().__init__(settings=settings, prices=prices)
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"OpenAIAdapter: model must be a non-empty string, got {model!r}")
         if store is not None and not isinstance(store, bool):
@@ -133,12 +139,16 @@ class OpenAIAdapter(WireAdapter):
     ) -> PromptkitError | None:
         import openai
 
-        return translate_sdk_error(
+        translated = translate_sdk_error(
             error,
             sdk=openai,
             base_error=openai.OpenAIError,
             where=where,
             secrets=client_secrets(client),
+        )
+        asks_for_schema = self._structured_output == "native"
+        return with_schema_hint(
+            translated, asks_for_schema=asks_for_schema, adapter="OpenAIAdapter"
         )
 
 
@@ -146,6 +156,9 @@ def _build_openai_client(kwargs: Mapping[str, Any], *, sync: bool) -> Any:
     import openai
 
     factory = openai.OpenAI if sync else openai.AsyncOpenAI
+    kwargs = with_local_server_key(
+        kwargs, key_variable="OPENAI_API_KEY", url_variable="OPENAI_BASE_URL"
+    )
     try:
         return factory(**kwargs)
     except openai.OpenAIError as error:

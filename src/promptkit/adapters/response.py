@@ -11,14 +11,16 @@ exclude them (`cached_tokens` is its `cache_read_input_tokens`, `cache_write_tok
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
 
+from promptkit.adapters.conversation import Message
 from promptkit.prompt import ToolResult
 from promptkit.session import PromptExecuted, SessionProtocol
 
 OutputT = TypeVar("OutputT")
+N = TypeVar("N", int, float)
 
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "refusal"]
 """Why the model stopped, the same for every provider: `stop` (a complete answer), `tool_calls`
@@ -36,6 +38,8 @@ class TokenUsage:
     cached_tokens: int | None = None
     cache_write_tokens: int | None = None
     reasoning_tokens: int | None = None
+    cost: float | None = None
+    """US dollars, from the adapter's `PriceTable`; None when the model has no price there."""
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
@@ -44,9 +48,10 @@ class TokenUsage:
             cached_tokens=_add(self.cached_tokens, other.cached_tokens),
             cache_write_tokens=_add(self.cache_write_tokens, other.cache_write_tokens),
             reasoning_tokens=_add(self.reasoning_tokens, other.reasoning_tokens),
+            cost=_add(self.cost, other.cost),
         )
 
-    def to_json(self) -> dict[str, int | None]:
+    def to_json(self) -> dict[str, float | None]:
         """The counts as a JSON object (manifest metadata, logs)."""
         return {
             "input_tokens": self.input_tokens,
@@ -54,6 +59,7 @@ class TokenUsage:
             "cached_tokens": self.cached_tokens,
             "cache_write_tokens": self.cache_write_tokens,
             "reasoning_tokens": self.reasoning_tokens,
+            "cost": self.cost,
         }
 
 
@@ -72,11 +78,12 @@ def executed_token_usage(events: Iterable[PromptExecuted]) -> TokenUsage:
             cached_tokens=executed.cached_tokens,
             cache_write_tokens=executed.cache_write_tokens,
             reasoning_tokens=executed.reasoning_tokens,
+            cost=executed.cost,
         )
     return total
 
 
-def _add(left: int | None, right: int | None) -> int | None:
+def _add(left: N | None, right: N | None) -> N | None:
     if left is None:
         return right
     if right is None:
@@ -97,7 +104,8 @@ class ToolCallRecord:
     call_id: str
     params: Any
     result: ToolResult
-    duration: timedelta
+    # Two runs that made the same call are equal however long the handler took.
+    duration: timedelta = field(compare=False)
 
     @property
     def success(self) -> bool:
@@ -108,8 +116,9 @@ class ToolCallRecord:
 @dataclass(frozen=True)
 class PromptResponse(Generic[OutputT]):
     """The outcome of one `evaluate`: final text, parsed output (None without an output type),
-    the tool calls in the order they ran, summed token usage, who answered, why the last reply
-    ended (`finish_reason`) and, when the model declined, its explanation (`refusal`)."""
+    the tool calls in the order they ran, token usage summed over every request (output retries
+    included), who answered, why the last reply ended (`finish_reason`), when the model declined
+    its explanation (`refusal`), and the conversation (`messages`)."""
 
     prompt_name: str
     text: str
@@ -120,6 +129,9 @@ class PromptResponse(Generic[OutputT]):
     provider: str
     finish_reason: FinishReason = "stop"
     refusal: str | None = None
+    messages: tuple[Message, ...] = ()
+    """The whole conversation after this evaluation: the earlier turns it was given, then its
+    user turn, tool calls, tool results and answer. Pass it as `messages=` to continue."""
 
     @property
     def is_truncated(self) -> bool:

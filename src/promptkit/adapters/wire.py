@@ -85,6 +85,27 @@ class WireConversation:
         """This conversation with `items` appended."""
         return WireConversation(self.fixed, self.items_key, (*self.items, *items))
 
+    def with_history(self, items: Sequence[Mapping[str, Any]]) -> WireConversation:
+        """This conversation with earlier turns `items` placed before its opening user turn."""
+        if not items:
+            return self
+        *leading, opening = self.items
+        return WireConversation(self.fixed, self.items_key, (*leading, *items, opening))
+
+    def with_options(self, options: Mapping[str, Any]) -> WireConversation:
+        """This conversation with request fields `options` added (settings); an object both
+        set (Anthropic's `output_config`) is merged key by key."""
+        if not options:
+            return self
+        fixed = dict(self.fixed)
+        for name, value in options.items():
+            current = fixed.get(name)
+            if isinstance(current, Mapping) and isinstance(value, Mapping):
+                fixed[name] = {**current, **value}
+            else:
+                fixed[name] = value
+        return WireConversation(fixed, self.items_key, self.items)
+
 
 class WireCodec(ABC):
     """How one wire API (OpenAI Responses, Chat Completions, Anthropic Messages) is spoken."""

@@ -81,7 +81,9 @@ def run_optimize(args: argparse.Namespace) -> int:
     bound = bind_workspace(
         args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
     )
-    choice = choose_digest_writer(args.provider, model=args.model, base_url=args.base_url)
+    choice = choose_digest_writer(
+        args.provider, model=args.model, base_url=args.base_url, api=args.api
+    )
     scope = OptimizationScope(args.scope)
     prompt, session, workspace = bound.prompt, bound.session, bound.workspace
     progress = Progress(sys.stderr, live=sys.stderr.isatty())
@@ -117,7 +119,9 @@ def run_optimize(args: argparse.Namespace) -> int:
         if attachment is not None:
             attachment.close()
     usage = result.response.usage
-    progress.done(len(result.response.tool_calls), usage.input_tokens, usage.output_tokens)
+    progress.done(
+        len(result.response.tool_calls), usage.input_tokens, usage.output_tokens, usage.cost
+    )
     if scope is OptimizationScope.SESSION:
         where = [
             f"session {session.session_id} of {workspace}"

@@ -54,7 +54,13 @@ def add_provider_arguments(parser: argparse.ArgumentParser, *, role: str) -> Non
     parser.add_argument(
         "--base-url",
         metavar="URL",
-        help="server of an OpenAI-compatible API (vLLM, Ollama, llama.cpp), or another endpoint",
+        help="server of an OpenAI-compatible API (vLLM, Ollama, llama.cpp), or another endpoint"
+        " (default: $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL); name its model with --model",
+    )
+    parser.add_argument(
+        "--api",
+        choices=("responses", "chat"),
+        help="OpenAI wire API (default: responses for OpenAI, chat at a custom base URL)",
     )
 
 

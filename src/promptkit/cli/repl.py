@@ -52,7 +52,9 @@ def run_repl(
         state_dir=args.state_dir,
         overrides_dir=args.overrides_dir,
     )
-    choice = choose_digest_writer(args.provider, model=args.model, base_url=args.base_url)
+    choice = choose_digest_writer(
+        args.provider, model=args.model, base_url=args.base_url, api=args.api
+    )
     repl = repl_type.open(
         ReplSetup(
             workspace=options.workspace,

@@ -274,7 +274,5 @@ def _usage_of_failure(error: BaseException) -> TokenUsage | None:
 
 
 def _cost_of(usage: TokenUsage | None) -> float | None:
-    # `TokenUsage.cost` arrives with the price tables of issue 16; until it is on this branch
-    # the attribute is absent and a run reports tokens only, with no change needed here.
-    cost = getattr(usage, "cost", None)
-    return float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None
+    # The adapter prices usage from its price table; None for a model the table does not list.
+    return None if usage is None else usage.cost

@@ -181,6 +181,9 @@ def _evaluate(
             overrides_tag=target.overrides_tag or "latest",
             deadline=deadline,
             max_tool_rounds=max_tool_rounds,
+            # A reply that does not parse is kept as the digest text, so asking again would
+            # only cost another request.
+            output_retries=0,
         )
     except OutputParseError as error:
         _log.info(

@@ -46,11 +46,12 @@ def choose_digest_writer(
     *,
     model: str | None = None,
     base_url: str | None = None,
+    api: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> WriterChoice:
     """The writer for `provider` (`auto`, `openai`, `anthropic` or `static`).
 
-    `model`, `base_url` and `environ` are as for `choose_adapter`; keys are never put in the
+    `model`, `base_url`, `api` and `environ` are as for `choose_adapter`; keys are never put in the
     reason or in an error message.
     """
     # The writers are imported when chosen: every CLI command's parser imports this module for
@@ -64,14 +65,14 @@ def choose_digest_writer(
         return WriterChoice(
             StaticDigestWriter(), _static_reason(provider, model, base_url), adapter=None
         )
-    choice = choose_adapter(provider, model=model, base_url=base_url, environ=env)
+    choice = choose_adapter(provider, model=model, base_url=base_url, api=api, environ=env)
     return WriterChoice.of_adapter(choice.adapter, choice.reason)
 
 
 def _static_reason(provider: str, model: str | None, base_url: str | None) -> str:
     reason = "static optimizer (no model: the digest is built from the files)"
     if provider == "auto":
-        reason = f"auto chose the {reason}, as neither OPENAI_API_KEY nor ANTHROPIC_API_KEY is set"
+        reason = f"auto chose the {reason}, as neither an API key nor a base URL is set"
     ignored = [flag for flag, value in (("model", model), ("base URL", base_url)) if value]
     if ignored:
         reason += f"; the {' and '.join(ignored)} given is not used"

@@ -29,6 +29,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from promptkit.adapters.tracing import OptimizeTrace
 from promptkit.errors import OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize.record import RunRecord
@@ -87,6 +88,9 @@ def optimize_workspace_digest(
         model=writer.model,
         prompt=prompt,
     )
+    trace = OptimizeTrace(
+        provider=writer.provider, model=writer.model, prompt_name=prompt.display_name
+    )
     try:
         if optimization_session is not None and not isinstance(optimization_session, Session):
             raise OptimizationError(
@@ -127,8 +131,10 @@ def optimize_workspace_digest(
             overwrite_operator=overwrite_operator,
         )
     except BaseException as error:
+        trace.end(error)
         run.failed(error, duration_s=time.monotonic() - started)
         raise
+    trace.end()
     result = OptimizationResult(
         response=written.response,
         digest=digest,

@@ -8,15 +8,21 @@ credentials in files a tool read never reach the model, the session or a log.
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import inspect
 import json
 import re
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
+
+# A default lets a bare `ToolContext` annotation mean `ToolContext[Any]` (PEP 696).
+from typing_extensions import TypeVar as DefaultedTypeVar
 
 from promptkit.errors import PromptValidationError, ToolValidationError
 from promptkit.prompt.hashing import canonical_json, content_hash
@@ -24,6 +30,8 @@ from promptkit.prompt.params import describe_validation_error, is_params_type, t
 from promptkit.secrets import mask_secrets, redact_value
 
 ParamsT = TypeVar("ParamsT")
+DepsT = DefaultedTypeVar("DepsT", default=Any)
+T = TypeVar("T")
 
 TOOL_NAME_PATTERN = re.compile(r"[a-z0-9_-]{1,64}")
 
@@ -38,13 +46,25 @@ class ToolResult:
 
 
 @dataclass(frozen=True)
-class ToolContext:
-    """Facts about the call a handler may use; `deadline` is a `time.monotonic()` value."""
+class ToolContext(Generic[DepsT]):
+    """Facts about the call a handler may use; `deadline` is a `time.monotonic()` value.
+
+    `deps` is the value the application passed to `evaluate(..., deps=...)` (annotate the
+    handler's context as `ToolContext[MyDeps]`); `session` is the session the evaluation
+    records in (a `promptkit.session.Session`; typed loosely because the prompt core does not
+    depend on sessions).
+    """
 
     prompt_ns: str
     prompt_key: str
     call_id: str
     deadline: float | None = None
+    deps: DepsT = None  # type: ignore[assignment]  # None when the application passed none
+    session: Any = None
+
+
+ToolHandler = Callable[[ParamsT, ToolContext[Any]], ToolResult | Awaitable[ToolResult]]
+"""A tool handler: a plain function returning a `ToolResult`, or an `async def` one."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -60,7 +80,7 @@ class Tool(Generic[ParamsT]):
     name: str
     description: str
     params_type: type[ParamsT]
-    handler: Callable[[ParamsT, ToolContext], ToolResult]
+    handler: ToolHandler[ParamsT]
     param_descriptions: Mapping[str, str] = field(default_factory=dict)
     masks_credentials: bool = True
 
@@ -119,9 +139,31 @@ class Tool(Generic[ParamsT]):
             ) from error
         return parsed
 
-    def run(self, params: ParamsT, context: ToolContext) -> ToolResult:
-        """Call the handler (which must return a ToolResult) and mask credentials in its result."""
+    @cached_property
+    def is_async(self) -> bool:
+        """Whether the handler is an `async def` function."""
+        return inspect.iscoroutinefunction(self.handler)
+
+    def run(self, params: ParamsT, context: ToolContext[Any]) -> ToolResult:
+        """Call the handler and return its ToolResult; an async handler runs to completion on
+        an event loop of its own."""
         result = self.handler(params, context)
+        if inspect.isawaitable(result):
+            result = _run_to_completion(_awaited(result))
+        return self._checked(result)
+
+    async def arun(self, params: ParamsT, context: ToolContext[Any]) -> ToolResult:
+        """Call the handler from asyncio: awaited when async, on a worker thread when it is a
+        plain (blocking) function, so the event loop stays responsive."""
+        if self.is_async:
+            result = self.handler(params, context)
+        else:
+            result = await asyncio.to_thread(self.handler, params, context)
+        if inspect.isawaitable(result):
+            result = await result
+        return self._checked(result)
+
+    def _checked(self, result: object) -> ToolResult:
         if not isinstance(result, ToolResult):
             raise TypeError(
                 f"tool {self.name!r}: handler returned {type(result).__name__}, expected ToolResult"
@@ -138,6 +180,33 @@ class Tool(Generic[ParamsT]):
     def encode_arguments(self, params: ParamsT) -> str:
         """Params as the JSON text a model would send."""
         return json.dumps(type_adapter(self.params_type).dump_python(params, mode="json"))
+
+
+async def _awaited(awaitable: Awaitable[T]) -> T:
+    return await awaitable
+
+
+def _run_to_completion(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` on a new event loop; on a worker thread when this thread runs one."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(asyncio.run(coroutine))
+        except BaseException as error:
+            failure.append(error)
+
+    worker = threading.Thread(target=run, name="promptkit-async-tool")
+    worker.start()
+    worker.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
 
 
 def mask_tool_result(result: ToolResult) -> ToolResult:

@@ -24,12 +24,15 @@ import cmd
 import inspect
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self, TextIO
 
-from promptkit.adapters import PromptResponse
+from promptkit.adapters import PromptResponse, WireAdapter
+from promptkit.adapters.evaluation import CallArgs
 from promptkit.adapters.loop import json_ready
+from promptkit.adapters.streaming import response_of
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery.references import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
@@ -61,6 +64,8 @@ from promptkit.session import (
 )
 from promptkit.workspace.manifest import describe_workspace
 from promptkit.workspace.vfs import forget_listings
+
+OnText = Callable[[str], None] | None
 
 
 @dataclass(frozen=True)
@@ -326,7 +331,9 @@ class WorkspaceRepl(cmd.Cmd):
             progress.end_status()
             self._keep_session()
         usage = result.response.usage
-        progress.done(len(result.response.tool_calls), usage.input_tokens, usage.output_tokens)
+        progress.done(
+            len(result.response.tool_calls), usage.input_tokens, usage.output_tokens, usage.cost
+        )
         self.say(f"stored the {result.section_key!r} digest ({len(result.digest)} characters) in:")
         if scope is OptimizationScope.SESSION:
             folder = self.setup.state.session_dir(self.setup.workspace, self.session.session_id)
@@ -349,14 +356,22 @@ class WorkspaceRepl(cmd.Cmd):
         if not message:
             self.fail("ask needs a message, for example: ask where are the tests?")
             return
-        response = self.evaluate(command="ask", user_message=message)
-        self.say(self.format_response(response))
+        live = self._prompt.output_type is None  # a text answer is printed as it arrives
+        on_text = self._write_live if live else None
+        response = self.evaluate(command="ask", user_message=message, on_text=on_text)
+        self.say(f"\n\n({usage_line(response)})" if live else self.format_response(response))
+
+    def _write_live(self, text: str) -> None:
+        self.stdout.write(text)
+        self.stdout.flush()
 
     def evaluate(
-        self, *params: Any, command: str, user_message: str | None = None
+        self, *params: Any, command: str, user_message: str | None = None, on_text: OnText = None
     ) -> PromptResponse[Any]:
         """Evaluate the prompt with `params`, recording it in the session; ProviderError saying
-        how to configure a model when the REPL has none. `command` names the REPL command."""
+        how to configure a model when the REPL has none. `command` names the REPL command.
+        With `on_text`, the reply is streamed and each piece of its text passed on as it
+        arrives."""
         adapter = self.setup.choice.adapter
         if adapter is None:
             raise ProviderError(
@@ -366,15 +381,13 @@ class WorkspaceRepl(cmd.Cmd):
                 " Ollama, llama.cpp); optimize, digest, overrides and history work offline"
             )
         self._refresh_workspace_copy()
+        options: CallArgs = {"overrides_store": self.setup.overrides, "user_message": user_message}
+        options["overrides_tag"] = self.setup.tag
         try:
-            return adapter.evaluate(
-                self._prompt,
-                *params,
-                session=self.session,
-                overrides_store=self.setup.overrides,
-                overrides_tag=self.setup.tag,
-                user_message=user_message,
-            )
+            if on_text is None or not isinstance(adapter, WireAdapter):
+                return adapter.evaluate(self._prompt, *params, session=self.session, **options)
+            events = adapter.stream(self._prompt, *params, session=self.session, **options)
+            return response_of(events, on_text=on_text)
         finally:
             self._keep_session()
 
@@ -454,7 +467,8 @@ class WorkspaceRepl(cmd.Cmd):
     # -- history ----------------------------------------------------------------------------
 
     def do_history(self, arg: str) -> None:
-        """history: list the session's executed prompts and tool calls, with token usage."""
+        """history: list the session's executed prompts and tool calls, with token usage and
+        cost, then the session's total."""
         executed = self.session.select_all(PromptExecuted)
         calls = self.session.select_all(ToolInvoked)
         if not executed and not calls:

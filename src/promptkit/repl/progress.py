@@ -44,12 +44,20 @@ class Progress:
         self._write(f"[{self._elapsed()}] tool {self._calls}: {tool_call_text(event)}\n")
         self._status()
 
-    def done(self, tool_calls: int, input_tokens: int | None, output_tokens: int | None) -> None:
+    def done(
+        self,
+        tool_calls: int,
+        input_tokens: int | None,
+        output_tokens: int | None,
+        cost: float | None = None,
+    ) -> None:
         tokens = (
             f", {input_tokens} input / {output_tokens} output tokens"
             if input_tokens is not None or output_tokens is not None
             else ""
         )
+        if cost is not None:
+            tokens += f", ${cost:.6f}"
         self._write(f"[{self._elapsed()}] done: {tool_calls} tool calls{tokens}\n")
 
     def end_status(self) -> None:

@@ -117,7 +117,7 @@ def token_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     for hit in _TOKEN_PREFIX.finditer(text):
         index = hit.start()
-        if index > 0 and text[index - 1] in TOKEN_CHARS:
+        if index > 0 and text[index - 1] in TOKEN_CHARS and not _after_escape(text, index):
             continue
         for rule in _RULES_BY_START[text[index : index + 2]]:
             match = rule.pattern.match(text, index)
@@ -131,6 +131,12 @@ def token_spans(text: str) -> list[Span]:
             spans.append(Span(rule.name, index, match.end()))
             break
     return spans
+
+
+def _after_escape(text: str, index: int) -> bool:
+    """Whether `index` follows an escaped line break or tab (`\\n`, as in a repr or a JSON
+    string), which ends a word although its last character is a letter."""
+    return index > 1 and text[index - 2] == "\\" and text[index - 1] in "ntr"
 
 
 # An Azure AD client secret: three characters, a digit, `Q~`, then 31 to 34 more.
@@ -173,11 +179,11 @@ def private_key_spans(text: str) -> list[Span]:
 # space, quote or colon. Two patterns, since a leading alternation would defeat the engine's
 # fast scan for a line start or a literal.
 # The line may end in a JSON string's closing quote and comma, after an escaped newline (a
-# notebook cell's source line: `"MIIE...\\n",`).
-_PEM_LINE_END = r"(?=(?:\\n)?[\"',]{0,2}\r?$)"
+# notebook cell's source line: `"MIIE...\\n",`), or go on after an escaped newline (a repr).
+_PEM_LINE_END = r"(?=(?:\\n)?[\"',]{0,2}\r?$|\\[nr])"
 _PEM_BODY_AT_LINE_START = re.compile(r"(?m)^[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{6})?" + _PEM_LINE_END)
 _PEM_BODY_AFTER_PREFIX = re.compile(
-    r"(?m)(?<=[ \t\"'=:])[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{6})?" + _PEM_LINE_END
+    r"(?m)(?:(?<=[ \t\"'=:])|(?<=\\[ntr]))[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{6})?" + _PEM_LINE_END
 )
 # Random base64 scores about 5.5 bits per character over 64 characters; prose and identifiers
 # that happen to run that long stay well under this.

@@ -67,6 +67,8 @@ class PromptExecuted:
     cache_write_tokens: int | None = None
     reasoning_tokens: int | None = None
     finish_reason: str | None = None
+    cost: float | None = None
+    """US dollars, when the adapter's price table lists the model."""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from promptkit.logging import get_logger
 from promptkit.testing.replies import Reply
 from promptkit.testing.rules import request_problems
+from promptkit.testing.sse import stream_body
 from promptkit.testing.wire import (
     Endpoint,
     WireRenderError,
@@ -325,14 +326,6 @@ class FakeProviderServer:
             return self._problem(
                 record, 400, f"FakeProviderServer: the body of {where} is not a JSON object"
             )
-        if request.get("stream") is True:
-            return self._problem(
-                record,
-                400,
-                f"FakeProviderServer does not stream: {where} asked for stream=true; "
-                "call the API without streaming",
-            )
-
         problems = request_problems(endpoint, request)
         if problems:
             # What the real API answers: a 400 in its own error shape, taking no scripted reply.
@@ -393,6 +386,13 @@ class FakeProviderServer:
             body = render_message(endpoint, reply, request, record.index + 1)
         except WireRenderError as exc:
             return self._problem(record, 500, f"FakeProviderServer: {exc}")
+        if request.get("stream") is True:
+            stream = stream_body(endpoint, body, request)
+            headers = (
+                ("content-type", "text/event-stream"),
+                (request_id_header(endpoint), record.request_id),
+            )
+            return _Answer(status=200, headers=headers, body=stream)
         return _json_answer(200, body, record, ())
 
     def _take_reply(self, endpoint: Endpoint) -> tuple[Reply | None, Responder | None]:

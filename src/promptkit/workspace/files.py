@@ -13,7 +13,8 @@ Whatever the source, a file is always left out when it is:
   newline (no consumer could show or type it back faithfully);
 - a credential file by name (`.env*`, `*.pem`, `*.key`, `id_rsa*`, `.npmrc`, ...);
 - a symlink that resolves outside the root, a symlinked directory (never followed), or a file
-  under one; a FIFO, socket or device (never opened, since opening a FIFO blocks);
+  under one; a FIFO, socket or device (never opened, since opening a FIFO blocks); a hard link
+  (more than one name: the other may be outside the root);
 - larger than the size cap, of a known binary format by its extension, deleted since git listed
   it, or unreadable; or left out by the caller's include/exclude globs (not counted).
 
@@ -60,6 +61,7 @@ DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 SkipReason = Literal[
     "binary",
     "credential",
+    "hard_link",
     "missing",
     "non_utf8_name",
     "not_regular_file",
@@ -294,6 +296,11 @@ class _Checker:
         if not stat.S_ISREG(info.st_mode):
             self.skipped["not_regular_file"] += 1
             return
+        if info.st_nlink > 1:
+            # Another name of this file may be outside the root: reading it would copy in an
+            # outside file.
+            self.skipped["hard_link"] += 1
+            return
         if info.st_size > self.max_file_bytes:
             self.skipped["too_large"] += 1
             return
@@ -307,17 +314,20 @@ class _Checker:
         )
 
     def _is_real_directory(self, relative: str) -> bool:
-        known = self._directory_is_real.get(relative)
-        if known is not None:
-            return known
-        parent = relative.rpartition("/")[0]
-        is_real = self._is_real_directory(parent)
-        if is_real:
-            try:
-                is_real = stat.S_ISDIR(os.lstat(f"{self.root_text}/{relative}").st_mode)
-            except OSError:
-                is_real = False
-        self._directory_is_real[relative] = is_real
+        """Whether `relative` and each folder above it is a folder, not a symlink to one."""
+        # Iterative, so a file a thousand folders deep costs no Python frames.
+        unknown: list[str] = []
+        while relative not in self._directory_is_real:
+            unknown.append(relative)
+            relative = relative.rpartition("/")[0]
+        is_real = self._directory_is_real[relative]
+        for folder in reversed(unknown):  # outermost first: a folder's verdict decides below
+            if is_real:
+                try:
+                    is_real = stat.S_ISDIR(os.lstat(f"{self.root_text}/{folder}").st_mode)
+                except OSError:
+                    is_real = False
+            self._directory_is_real[folder] = is_real
         return is_real
 
 

@@ -159,6 +159,11 @@ def _read_link_target(root_descriptor: int, root: Path, relative: str, limit: in
 def _require_regular(info: os.stat_result, where: str) -> None:
     mode = info.st_mode
     if stat.S_ISREG(mode):
+        if info.st_nlink > 1:
+            raise WorkspaceError(
+                f"{where} is a hard link (another name of it may be outside the workspace):"
+                " it is not read"
+            )
         return
     if stat.S_ISDIR(mode):
         raise WorkspaceError(f"{where} is a directory, not a file")

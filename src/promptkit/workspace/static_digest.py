@@ -55,6 +55,7 @@ _STANDING_NOTES = {"ci": "CI runs it", "documented": "documented"}
 _SKIP_LABELS = {
     "binary": "binary",
     "credential": "credential",
+    "hard_link": "hard links",
     "too_large": "too large",
     "symlink_outside_root": "symlinked outside the root",
     "symlinked_directory": "under a symlinked directory",

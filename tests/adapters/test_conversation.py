@@ -1,0 +1,155 @@
+"""Conversations: earlier turns passed as `messages=` go back to the model in each wire API's
+format, and a session conversation keeps its turns across evaluations and a restart."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
+from promptkit.adapters import Message, conversation_messages
+from promptkit.errors import SessionError
+from promptkit.session import Session, SessionStore
+from promptkit.testing import FakeProviderServer, Reply, ToolCall
+
+
+class City(BaseModel):
+    city: str
+
+
+def weather(params: City, context: ToolContext) -> ToolResult:
+    return ToolResult(message=f"sunny in {params.city}")
+
+
+PROMPT: Prompt[None] = Prompt(
+    ns="tests/conversation",
+    key="chat",
+    sections=(
+        MarkdownSection(
+            title="Task",
+            key="task",
+            template="Answer questions about the weather.",
+            tools=(
+                Tool(name="weather", description="Weather.", params_type=City, handler=weather),
+            ),
+        ),
+    ),
+)
+
+
+def _texts(wire_name: str, body: dict[str, Any]) -> list[str]:
+    """Every text a request carries in its conversation, in order."""
+    items = body["input"] if wire_name == "responses" else body["messages"]
+    texts: list[str] = []
+    for item in items:
+        content = item.get("content", item.get("output"))
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts.extend(
+                str(block.get("text", block.get("content", "")))
+                for block in content
+                if isinstance(block, dict) and block.get("type") in ("text", "tool_result")
+            )
+    return texts
+
+
+def test_second_turn_sends_the_first_turn_back(
+    wire, server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(
+        Reply.tool_calls(ToolCall("weather", {"city": "Oslo"})),
+        Reply.text("It is sunny in Oslo."),
+        Reply.text("Yes, take sunglasses."),
+    )
+    adapter = make_adapter()
+
+    first = adapter.evaluate(PROMPT, session=Session(), user_message="Weather in Oslo?")
+    second = adapter.evaluate(
+        PROMPT, session=Session(), user_message="Sunglasses?", messages=first.messages
+    )
+
+    texts = _texts(wire.name, server.requests[2].body)
+    assert texts[-4:] == [
+        "Weather in Oslo?",
+        "sunny in Oslo",
+        "It is sunny in Oslo.",
+        "Sunglasses?",
+    ]
+    assert [m.role for m in second.messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    assert second.messages[1].tool_calls[0].name == "weather"
+
+
+def test_session_conversation_survives_a_restart(
+    wire, server: FakeProviderServer, make_adapter, tmp_path: Path
+) -> None:
+    server.enqueue(Reply.text("Hello Ada."), Reply.text("Your name is Ada."))
+    adapter = make_adapter()
+    with SessionStore(state_root=tmp_path) as store:
+        session = Session()
+        store.attach(session, workspace_root=tmp_path)
+        adapter.evaluate(PROMPT, session=session, user_message="I am Ada.", conversation="main")
+        session_id = session.session_id
+
+    with SessionStore(state_root=tmp_path) as store:
+        restored = store.load(tmp_path, session_id)
+        adapter.evaluate(PROMPT, session=restored, user_message="Who am I?", conversation="main")
+        kept = conversation_messages(restored, "main")
+
+    assert _texts(wire.name, server.requests[1].body)[-3:] == [
+        "I am Ada.",
+        "Hello Ada.",
+        "Who am I?",
+    ]
+    assert [m.text for m in kept] == ["I am Ada.", "Hello Ada.", "Who am I?", "Your name is Ada."]
+
+
+def test_conversations_of_one_session_are_kept_apart(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(Reply.text("one"), Reply.text("two"))
+    adapter = make_adapter()
+    session = Session()
+
+    adapter.evaluate(PROMPT, session=session, user_message="a", conversation="first")
+    adapter.evaluate(PROMPT, session=session, user_message="b", conversation="second")
+
+    assert conversation_messages(session, "second") == (
+        Message.user("b"),
+        Message.assistant("two"),
+    )
+
+
+def test_messages_that_are_not_message_values_are_refused_before_any_request(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    with pytest.raises(TypeError, match="sequence of promptkit Message values"):
+        make_adapter().evaluate(
+            PROMPT, session=Session(), messages=[{"role": "user", "content": "hi"}]
+        )
+
+    assert server.request_count == 0
+
+
+def test_a_conversation_name_that_breaks_the_key_rule_is_refused(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    with pytest.raises(SessionError, match="conversation name"):
+        make_adapter().evaluate(PROMPT, session=Session(), conversation="../escape")
+
+    assert server.request_count == 0
+
+
+def test_messages_and_conversation_together_are_refused(make_adapter) -> None:
+    with pytest.raises(ValueError, match="not both"):
+        make_adapter().evaluate(
+            PROMPT, session=Session(), messages=[Message.user("a")], conversation="main"
+        )

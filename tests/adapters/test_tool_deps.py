@@ -1,0 +1,86 @@
+"""Async tool handlers and dependencies: an `async def` handler runs under `evaluate` and
+`aevaluate`, and `ToolContext` carries the application's `deps` and the session."""
+
+import asyncio
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
+from promptkit.session import Session
+from promptkit.testing import FakeProviderServer, Reply, ToolCall
+
+from .conftest import WIRES
+
+
+@dataclass(frozen=True)
+class Inventory:
+    stock: dict[str, int]
+
+
+class Item(BaseModel):
+    name: str
+
+
+async def count_stock(params: Item, context: ToolContext[Inventory]) -> ToolResult:
+    await asyncio.sleep(0)
+    return ToolResult(message=str(context.deps.stock.get(params.name, 0)))
+
+
+def session_id_of(params: Item, context: ToolContext) -> ToolResult:
+    return ToolResult(message=context.session.session_id)
+
+
+PROMPT: Prompt[None] = Prompt(
+    ns="tests/deps",
+    key="stock",
+    sections=(
+        MarkdownSection(
+            title="Task",
+            key="task",
+            template="Check the stock.",
+            tools=(
+                Tool(name="stock", description="Stock.", params_type=Item, handler=count_stock),
+                Tool(
+                    name="session", description="Session.", params_type=Item, handler=session_id_of
+                ),
+            ),
+        ),
+    ),
+)
+INVENTORY = Inventory(stock={"bolts": 12})
+
+
+def test_async_handler_gets_the_deps_under_evaluate(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(Reply.tool_calls(ToolCall("stock", {"name": "bolts"})), Reply.text("12"))
+
+    response = make_adapter().evaluate(PROMPT, session=Session(), deps=INVENTORY)
+
+    assert [call.result.message for call in response.tool_calls] == ["12"]
+    assert response.tool_calls[0].success
+
+
+def test_async_handler_gets_the_deps_under_aevaluate(server: FakeProviderServer) -> None:
+    server.enqueue(Reply.tool_calls(ToolCall("stock", {"name": "bolts"})), Reply.text("12"))
+    wire = WIRES[0]
+
+    async def run() -> str:
+        async with wire.async_client(server) as client:
+            adapter = wire.adapter(async_client=client)
+            response = await adapter.aevaluate(PROMPT, session=Session(), deps=INVENTORY)
+        return response.tool_calls[0].result.message
+
+    assert asyncio.run(run()) == "12"
+
+
+def test_handler_context_carries_the_evaluations_session(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(Reply.tool_calls(ToolCall("session", {"name": "x"})), Reply.text("done"))
+    session = Session()
+
+    response = make_adapter().evaluate(PROMPT, session=session)
+
+    assert response.tool_calls[0].result.message == session.session_id
