@@ -34,8 +34,9 @@ typecheck: $(INSTALLED)
 	$(BIN)/mypy
 
 # The repository's curated overrides must still match the code they were written against.
+# The prompts to compare with are listed under [tool.promptkit] in pyproject.toml.
 overrides-check: $(INSTALLED)
-	$(BIN)/promptkit overrides check --overrides-dir overrides --prompt $(REVIEW_PROMPT)
+	$(BIN)/promptkit overrides check --overrides-dir overrides
 
 unit: $(INSTALLED)
 	$(BIN)/python -m pytest -n 2 -q

@@ -152,7 +152,7 @@ class CodeReviewRepl(WorkspaceRepl):
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="code_reviewer_example.py",
-        description="A code-review assistant over a repository: optimize [session|global],"
+        description="A code-review assistant over a repository: optimize [session|global [force]],"
         " review REQUEST, digest, overrides, history, help, quit.",
     )
     add_repl_arguments(parser, prompt_option=False)

@@ -107,7 +107,7 @@ def test_status_reports_a_shared_override_in_the_workspace_overrides_dir(
     out = capsys.readouterr().out
     assert "origin:    shared-override (tag latest in" in out
     assert "author:    optimizer:model-x" in out
-    assert "freshness: unknown (overrides record no workspace provenance)" in out
+    assert "freshness: unknown (the override records no workspace provenance)" in out
 
 
 def test_status_with_a_prompt_reports_its_own_override(

@@ -79,7 +79,7 @@ def test_auto_says_it_chose_the_static_optimizer_in_plain_progress_lines(
     assert "\x1b" not in optimized.stderr
 
 
-def test_global_scope_writes_the_prompts_override_file(repo: Path, tmp_path: Path) -> None:
+def test_global_scope_writes_the_shared_override_file(repo: Path, tmp_path: Path) -> None:
     optimized = promptkit(
         "optimize", str(repo), "--scope", "global", "--tag", "v2", "--state-dir", "state",
         cwd=tmp_path,
@@ -89,13 +89,30 @@ def test_global_scope_writes_the_prompts_override_file(repo: Path, tmp_path: Pat
     )
 
     assert optimized.returncode == 0, optimized.stderr
-    override_file = repo / "overrides" / "promptkit" / "workspace" / "v2.toml"
-    assert override_file.is_file()
-    assert str(override_file) in optimized.stdout
-    assert 'source = "optimizer"' in override_file.read_text(encoding="utf-8")
-    assert (repo / "overrides" / "_shared" / "workspace-digest" / "v2.toml").is_file()
+    shared_file = repo / "overrides" / "_shared" / "workspace-digest" / "v2.toml"
+    assert str(shared_file) in optimized.stdout
+    assert 'source = "optimizer"' in shared_file.read_text(encoding="utf-8")
+    assert not (repo / "overrides" / "promptkit" / "workspace" / "v2.toml").exists()
     assert digest_part(optimized.stdout) in rendered.stdout
-    assert "workspace digest from the override" in rendered.stderr
+    assert "workspace digest from the shared-override" in rendered.stderr
+
+
+def test_global_scope_replaces_an_operator_digest_only_with_force(
+    repo: Path, tmp_path: Path
+) -> None:
+    global_run = ("optimize", str(repo), "--scope", "global", "--state-dir", "state")
+    assert promptkit(*global_run, cwd=tmp_path).returncode == 0
+    shared_file = repo / "overrides" / "_shared" / "workspace-digest" / "latest.toml"
+    curated = shared_file.read_text(encoding="utf-8").replace("## ", "## Curated ", 1)
+    shared_file.write_text(curated, encoding="utf-8")
+
+    refused = promptkit(*global_run, cwd=tmp_path)
+    forced = promptkit(*global_run, "--force", cwd=tmp_path)
+
+    assert refused.returncode != 0
+    assert "an operator wrote" in refused.stderr and "--force" in refused.stderr
+    assert forced.returncode == 0, forced.stderr
+    assert "## Curated" not in shared_file.read_text(encoding="utf-8")
 
 
 def test_output_dir_receives_the_workspace_manifest_and_the_run_record(

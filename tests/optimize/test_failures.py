@@ -62,7 +62,7 @@ class Caller:
             tag="latest",
             body="A shared digest written earlier.",
             expected_hash=self.prompt.find_section(WorkspaceDigestSection).content_hash,
-            source=OverrideAuthor("operator"),
+            source=OverrideAuthor("optimizer", "an-earlier-model"),
         )
 
     def files(self) -> dict[str, dict[str, bytes]]:
@@ -137,14 +137,22 @@ def test_unwritable_output_dir_leaves_the_optimizations_own_error_to_the_caller(
     assert [log["output_dir"] for log in failed] == [str(not_a_directory)]
 
 
-def test_global_write_failing_half_way_puts_back_the_prompt_override(
+def test_global_write_failing_half_way_puts_back_the_shared_digest(
     openai_adapter: ProviderAdapter, server: FakeProviderServer, caller: Caller
 ) -> None:
-    # A directory where the shared file's lock goes: the prompt's own override is written,
-    # then the shared write fails and the first write has to be undone.
-    shared_lock = caller.overrides_dir / "_shared" / "workspace-digest" / "latest.toml.lock"
-    shared_lock.unlink()
-    shared_lock.mkdir()
+    # The prompt's own digest entry would hide the new shared digest, so GLOBAL removes it
+    # after writing the shared file. A directory where its lock goes makes that step fail, and
+    # the shared write has to be undone.
+    caller.overrides.set_section_override(
+        caller.prompt,
+        path="workspace-digest",
+        body="An older digest of this prompt.",
+        source=OverrideAuthor("optimizer", "an-earlier-model"),
+    )
+    own_lock = caller.overrides.prompt_file(caller.prompt.ns, caller.prompt.key, "latest")
+    own_lock = own_lock.with_name(own_lock.name + ".lock")
+    own_lock.unlink()
+    own_lock.mkdir()
     server.enqueue(Reply.json({"digest": "## Layout\n- a fresh digest"}))
     before = caller.files()
     stored_before = caller.overrides.resolve(caller.prompt.descriptor, "latest")

@@ -80,7 +80,7 @@ def test_session_digest_is_what_the_prompt_renders_next(
     assert DIGEST in prompt.render().text
 
 
-def test_global_scope_writes_the_override_at_the_digest_path_and_clears_the_session_digest(
+def test_global_scope_writes_the_shared_override_and_clears_the_session_digest(
     adapter: ProviderAdapter, server: FakeProviderServer, repo: Path, tmp_path: Path
 ) -> None:
     session = Session()
@@ -98,10 +98,10 @@ def test_global_scope_writes_the_override_at_the_digest_path_and_clears_the_sess
     )
 
     assert result.scope is OptimizationScope.GLOBAL
-    assert (tmp_path / "overrides" / "tests" / "app" / "review" / "v1.toml").is_file()
-    stored = store.resolve(prompt.descriptor, "v1")
-    assert stored is not None
-    entry = stored.sections[("workspace-digest",)]
+    assert result.locations == (str(store.shared_file("workspace-digest", "v1")),)
+    assert not (tmp_path / "overrides" / "tests" / "app" / "review" / "v1.toml").exists()
+    entry = store.resolve_shared_section("workspace-digest", "v1")
+    assert entry is not None
     assert entry.body == DIGEST
     assert entry.source == OverrideAuthor("optimizer", adapter.model)
     assert latest_workspace_digest(session, "workspace-digest") is None

@@ -42,9 +42,7 @@ def test_static_optimize_stores_the_static_digest_of_the_workspace(repo: Path) -
     assert result.response.provider == "static"
 
 
-def test_static_global_scope_writes_the_override_and_the_shared_entry(
-    repo: Path, tmp_path: Path
-) -> None:
+def test_static_global_scope_writes_the_shared_entry(repo: Path, tmp_path: Path) -> None:
     session = Session()
     prompt = make_prompt(session, repo)
     store = LocalPromptOverridesStore(tmp_path / "overrides")
@@ -58,13 +56,10 @@ def test_static_global_scope_writes_the_override_and_the_shared_entry(
         session=session,
     )
 
-    override = store.resolve(prompt.descriptor, "latest")
-    assert override is not None
-    entry = override.sections[("workspace-digest",)]
-    assert (entry.body, entry.source) == (result.digest, OverrideAuthor("optimizer", "static"))
+    assert store.resolve(prompt.descriptor, "latest") is None
     shared = store.resolve_shared_section("workspace-digest", "latest")
     assert shared is not None
-    assert shared.body == result.digest
+    assert (shared.body, shared.source) == (result.digest, OverrideAuthor("optimizer", "static"))
 
 
 def test_static_optimize_validates_the_prompt_like_any_adapter(repo: Path) -> None:

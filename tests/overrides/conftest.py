@@ -6,6 +6,8 @@ different `intro` text changes the intro section's hash, which is how tests make
 stale without touching the override file.
 """
 
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,3 +161,13 @@ def rendered_tool(
     tool = prompt.render(overrides_store=store).tool(name)
     assert tool is not None, name
     return tool
+
+
+def editor_env(project: Path, script: str) -> dict[str, str]:
+    """The environment with $EDITOR running `script` (which has `sys` and `Path` imported and
+    gets the draft's path as sys.argv[1]) and no $VISUAL, which would win over it."""
+    editor = project / "editor.py"
+    editor.write_text(f"import sys\nfrom pathlib import Path\n{script}", encoding="utf-8")
+    env = {**os.environ, "EDITOR": f"{sys.executable} {editor}"}
+    env.pop("VISUAL", None)
+    return env

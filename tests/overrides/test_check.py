@@ -50,13 +50,21 @@ def test_tool_description_naming_an_unknown_parameter_is_reported(
     assert "tool search of reviewer/code-review has no parameters named ['limit']" in str(problem)
 
 
-def test_files_of_prompts_not_given_are_only_checked_for_validity(
+def test_a_file_whose_prompt_was_not_given_is_reported_as_unchecked(
     store: LocalPromptOverridesStore,
 ) -> None:
     store.set_section_override(review_prompt(), path="intro", body="Intro.")
 
-    assert check_overrides(store.root, [review_prompt("Changed.")]) != ()
-    assert check_overrides(store.root) == ()
+    [problem] = check_overrides(store.root)
+
+    assert problem.kind == "unchecked"
+    assert "prompt reviewer/code-review was not found" in problem.message
+
+
+def test_syntax_only_checks_files_without_prompts(store: LocalPromptOverridesStore) -> None:
+    store.set_section_override(review_prompt(), path="intro", body="Intro.")
+
+    assert check_overrides(store.root, syntax_only=True) == ()
 
 
 def test_shared_entry_for_another_version_of_a_section_is_reported_per_prompt(

@@ -1,7 +1,6 @@
 """`promptkit overrides ...` run as a real process, the way an operator or CI runs it."""
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +8,7 @@ import pytest
 from promptkit.overrides import LocalPromptOverridesStore
 
 from ..conftest import run_promptkit
-from .conftest import review_prompt, section_hash, stored, write_prompt_module
+from .conftest import editor_env, review_prompt, section_hash, stored, write_prompt_module
 
 REF = "review_prompts:PROMPT"
 
@@ -29,16 +28,6 @@ def _malformed_file_of_another_prompt(project: Path) -> Path:
     broken.parent.mkdir(parents=True)
     broken.write_text('version = 1\nns = "other"\nprompt_key = "thing"\ntag = \n', encoding="utf-8")
     return broken
-
-
-def editor_env(project: Path, script: str) -> dict[str, str]:
-    """The environment with $EDITOR running `script` (which has `sys` and `Path` imported and
-    gets the draft's path as sys.argv[1]) and no $VISUAL, which would win over it."""
-    editor = project / "editor.py"
-    editor.write_text(f"import sys\nfrom pathlib import Path\n{script}", encoding="utf-8")
-    env = {**os.environ, "EDITOR": f"{sys.executable} {editor}"}
-    env.pop("VISUAL", None)
-    return env
 
 
 def test_check_exits_1_on_a_stale_file_and_0_after_set(project: Path) -> None:

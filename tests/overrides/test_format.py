@@ -57,7 +57,7 @@ def test_malformed_toml_is_reported_with_file_and_line(
     file.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     with pytest.raises(OverridesError) as raised:
-        LocalPromptOverridesStore(store.root).resolve(prompt.descriptor)
+        LocalPromptOverridesStore(store.root, strict_overrides=True).resolve(prompt.descriptor)
 
     assert f"{file} line {broken_line}: malformed TOML" in str(raised.value)
     assert "promptkit overrides check" in str(raised.value)
@@ -71,7 +71,7 @@ def test_unterminated_body_is_reported_at_the_last_line(
     file.write_text(text, encoding="utf-8")
 
     with pytest.raises(OverridesError, match=rf"line {text.count(chr(10)) + 1}: malformed TOML"):
-        LocalPromptOverridesStore(store.root).resolve(prompt.descriptor)
+        LocalPromptOverridesStore(store.root, strict_overrides=True).resolve(prompt.descriptor)
 
 
 @pytest.mark.parametrize(
@@ -87,7 +87,7 @@ def test_header_that_does_not_match_the_files_place_is_reported_with_its_line(
     file.write_text(text, encoding="utf-8")
 
     with pytest.raises(OverridesError) as raised:
-        LocalPromptOverridesStore(store.root).resolve(prompt.descriptor)
+        LocalPromptOverridesStore(store.root, strict_overrides=True).resolve(prompt.descriptor)
 
     assert f"{file} line {_line_of(text, f'{key} = ')}: header {key}" in str(raised.value)
     assert "does not match the file's place" in str(raised.value)
@@ -100,7 +100,9 @@ def test_file_copied_to_another_place_is_refused(
     file.with_name("canary.toml").write_bytes(file.read_bytes())
 
     with pytest.raises(OverridesError, match="header tag = 'latest' does not match"):
-        store.resolve(prompt.descriptor, "canary")
+        LocalPromptOverridesStore(store.root, strict_overrides=True).resolve(
+            prompt.descriptor, "canary"
+        )
 
 
 def test_newer_format_version_asks_for_an_upgrade(
@@ -110,7 +112,7 @@ def test_newer_format_version_asks_for_an_upgrade(
     file.write_text(file.read_text().replace("version = 1", "version = 2"), encoding="utf-8")
 
     with pytest.raises(OverridesError, match="newer promptkit; upgrade"):
-        LocalPromptOverridesStore(store.root).resolve(prompt.descriptor)
+        LocalPromptOverridesStore(store.root, strict_overrides=True).resolve(prompt.descriptor)
 
 
 def test_misspelled_entry_key_is_reported_at_its_table(
@@ -121,7 +123,7 @@ def test_misspelled_entry_key_is_reported_at_its_table(
     file.write_text(text, encoding="utf-8")
 
     with pytest.raises(OverridesError) as raised:
-        LocalPromptOverridesStore(store.root).resolve(prompt.descriptor)
+        LocalPromptOverridesStore(store.root, strict_overrides=True).resolve(prompt.descriptor)
 
     table_line = _line_of(text, '[sections."intro/tone"]')
     assert f"line {table_line}: sections.\"intro/tone\": unknown key 'boddy'" in str(raised.value)
@@ -137,7 +139,7 @@ def test_nested_table_instead_of_a_quoted_path_gets_a_hint(
     file.write_text(text, encoding="utf-8")
 
     with pytest.raises(OverridesError, match=r'quoted key: \[sections."parent/child"\]'):
-        LocalPromptOverridesStore(store.root).resolve(prompt.descriptor)
+        LocalPromptOverridesStore(store.root, strict_overrides=True).resolve(prompt.descriptor)
 
 
 def test_traversal_path_inside_a_file_is_refused(
@@ -148,7 +150,7 @@ def test_traversal_path_inside_a_file_is_refused(
     file.write_text(text, encoding="utf-8")
 
     with pytest.raises(OverridesError, match=r'sections."../escape": a section path is keys'):
-        LocalPromptOverridesStore(store.root).resolve(prompt.descriptor)
+        LocalPromptOverridesStore(store.root, strict_overrides=True).resolve(prompt.descriptor)
 
 
 def test_write_over_a_malformed_file_is_refused_and_leaves_it_intact(
@@ -171,7 +173,7 @@ def test_file_that_is_not_utf8_is_reported_with_its_line(
     file.write_bytes(file.read_bytes() + b"\n# caf\xe9\n")
 
     with pytest.raises(OverridesError, match=r"line \d+: not UTF-8"):
-        LocalPromptOverridesStore(store.root).resolve(prompt.descriptor)
+        LocalPromptOverridesStore(store.root, strict_overrides=True).resolve(prompt.descriptor)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -62,7 +62,7 @@ def _share(store: LocalPromptOverridesStore, body: str, tag: str = "latest") -> 
 
 
 def _shared_entry(store: LocalPromptOverridesStore) -> SectionOverride:
-    entry = LocalPromptOverridesStore(store.root).resolve_shared_section(
+    entry = LocalPromptOverridesStore(store.root, strict_overrides=True).resolve_shared_section(
         "workspace-digest", "latest"
     )
     assert entry is not None
@@ -159,7 +159,9 @@ def test_shared_header_that_does_not_match_its_place_is_reported(
     )
 
     with pytest.raises(OverridesError, match=r"line \d+: header section_key = 'other'"):
-        LocalPromptOverridesStore(store.root).resolve_shared_section("workspace-digest", "latest")
+        LocalPromptOverridesStore(store.root, strict_overrides=True).resolve_shared_section(
+            "workspace-digest", "latest"
+        )
 
 
 def test_list_overrides_includes_shared_files(store: LocalPromptOverridesStore) -> None:

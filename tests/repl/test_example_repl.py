@@ -51,10 +51,11 @@ def test_optimize_global_then_digest_reports_the_override_origin(
     completed = run_example(repo, state_dir, "optimize session\noptimize global\ndigest\n")
 
     assert completed.returncode == 0, completed.stderr
-    override_file = repo / "overrides" / "examples" / "code-review" / "latest.toml"
-    assert f"origin:    override ({override_file})" in completed.stdout
-    stored = tomllib.loads(override_file.read_text(encoding="utf-8"))
-    assert "`make test`" in stored["sections"]["workspace-digest"]["body"]
+    shared_file = repo / "overrides" / "_shared" / "workspace-digest" / "latest.toml"
+    assert f"origin:    shared override ({shared_file})" in completed.stdout
+    assert "freshness: fresh" in completed.stdout
+    stored = tomllib.loads(shared_file.read_text(encoding="utf-8"))
+    assert "`make test`" in stored["body"]
 
 
 def test_optimize_global_writes_under_the_given_tag_and_overrides_dir(
@@ -73,8 +74,8 @@ def test_optimize_global_writes_under_the_given_tag_and_overrides_dir(
     )
 
     assert completed.returncode == 0, completed.stderr
-    assert (overrides / "examples" / "code-review" / "stable.toml").is_file()
     assert (overrides / "_shared" / "workspace-digest" / "stable.toml").is_file()
+    assert not (overrides / "examples" / "code-review" / "stable.toml").exists()
     assert not (repo / "overrides").exists()
 
 
@@ -171,7 +172,12 @@ def test_an_unknown_command_gets_help_not_a_traceback(repo: Path, state_dir: Pat
 
     assert completed.returncode == 1
     assert completed.stdout.startswith("unknown command 'frobnicate'\ncommands:\n")
-    for command in ("optimize [session|global]", "review REQUEST", "digest", "overrides"):
+    for command in (
+        "optimize [session|global [force]]",
+        "review REQUEST",
+        "digest",
+        "overrides",
+    ):
         assert f"\n  {command} " in completed.stdout
     assert "origin:    placeholder" in completed.stdout
     assert "Traceback" not in completed.stderr
@@ -181,7 +187,9 @@ def test_a_bad_optimize_scope_is_refused_with_a_one_line_error(repo: Path, state
     completed = run_example(repo, state_dir, "optimize everything\n")
 
     assert completed.returncode == 1
-    assert completed.stderr == "error: optimize takes session or global, got 'everything'\n"
+    assert completed.stderr == (
+        "error: optimize takes session, global or global force, got 'everything'\n"
+    )
 
 
 def test_piped_input_gets_no_prompt_string_or_banner(repo: Path, state_dir: Path) -> None:
@@ -192,12 +200,13 @@ def test_piped_input_gets_no_prompt_string_or_banner(repo: Path, state_dir: Path
     assert "promptkit>" not in completed.stdout
 
 
-def test_overrides_lists_the_prompt_file_and_the_shared_digest(repo: Path, state_dir: Path) -> None:
+def test_overrides_lists_the_shared_digest_a_global_optimize_wrote(
+    repo: Path, state_dir: Path
+) -> None:
     completed = run_example(repo, state_dir, "optimize global\noverrides\n")
 
     assert completed.returncode == 0, completed.stderr
     listing = completed.stdout.split("overrides for examples/code-review", 1)[1]
-    assert f"tag latest: {repo / 'overrides/examples/code-review/latest.toml'}" in listing
     assert "tag latest, shared workspace-digest:" in listing
     assert 'sections."workspace-digest": applies; by optimizer (static)' in listing
 

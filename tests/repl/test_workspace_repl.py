@@ -126,7 +126,9 @@ def test_help_for_one_command_shows_its_whole_description(repo: Path, state_dir:
     with repl:
         repl.onecmd("help optimize")
 
-    assert out.getvalue().startswith("optimize [session|global]: write the workspace digest")
+    assert out.getvalue().startswith(
+        "optimize [session|global [force]]: write the workspace digest"
+    )
     assert "\nsession (the default) keeps the digest" in out.getvalue()
 
 

@@ -143,6 +143,7 @@ class ProviderAdapter(ABC):
         deadline: float | timedelta | None = None,
         max_tool_rounds: int = _OPTIMIZE_TOOL_ROUNDS,
         output_dir: str | Path | None = None,
+        overwrite_operator: bool = False,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         leave_out: Sequence[str | os.PathLike[str]] = (),
@@ -152,6 +153,13 @@ class ProviderAdapter(ABC):
 
         The prompt needs a `WorkspaceDigestSection` and a workspace section; GLOBAL scope needs
         `overrides_store` and `overrides_tag`. Those are checked before any request is sent
+        (`OptimizationError`). SESSION stores the digest in `session`; GLOBAL writes it as the
+        shared override of its section key (the prompt's own override where the store has no
+        shared sections) and clears the session's digest; it refuses to replace a digest an
+        operator wrote unless `overwrite_operator=True`. The run happens on
+        `optimization_session` (default: a new Session); `deadline` and `max_tool_rounds` bound
+        it as for `evaluate`, and `output_dir` receives `manifest.json`,
+        `workspace.manifest.json` and `digest.md`.
         (`OptimizationError`). SESSION stores the digest in `session`; GLOBAL writes it as an
         override of the digest section (and as the shared entry of its key) and clears the
         session's digest. The run happens on `optimization_session` (default: a new Session);
@@ -176,6 +184,7 @@ class ProviderAdapter(ABC):
             deadline=deadline,
             max_tool_rounds=max_tool_rounds,
             output_dir=output_dir,
+            overwrite_operator=overwrite_operator,
             include=include,
             exclude=exclude,
             leave_out=leave_out,

@@ -3,9 +3,10 @@
 The provider comes from `--provider` (`auto` says what it chose: OpenAI or Anthropic when that
 key is set, else the offline static optimizer). The session is the one most recently stored for
 PATH (or a new one), so SESSION scope persists the digest through `SessionStore` for a later
-`render`; GLOBAL scope writes the overrides files and clears that session's digest. Progress
-goes to stderr, live on a terminal and as plain lines otherwise; the digest and where it was
-stored go to stdout (with `--json`, one JSON object; fields in docs/cli.md). `--include` and
+`render`; GLOBAL scope writes the shared override file (never over a digest an operator wrote,
+unless `--force`) and clears that session's digest. Progress goes to stderr, live on a terminal
+and as plain lines otherwise; the digest and where it was stored go to stdout (with `--json`,
+one JSON object; fields in docs/cli.md). `--include` and
 `--exclude` narrow what the digest describes; the overrides folder and the state folder are
 never described when they sit inside PATH.
 """
@@ -43,6 +44,11 @@ def register(subparsers: Any) -> None:
         default="session",
         help="session: store in the workspace's session; global: write the overrides files"
         " (default: session)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="with --scope global, replace a digest an operator wrote (refused otherwise)",
     )
     parser.add_argument(
         "--include",
@@ -108,6 +114,7 @@ def run_optimize(args: argparse.Namespace) -> int:
             session=session,
             optimization_session=run_session,
             output_dir=args.output_dir,
+            overwrite_operator=args.force,
             include=args.include,
             exclude=args.exclude,
             leave_out=[bound.sessions.state_root],
@@ -128,15 +135,8 @@ def run_optimize(args: argparse.Namespace) -> int:
         stored_in = [str(session_dir)]
         where = [f"session {session.session_id} of {workspace} ({session_dir})"]
     else:
-        shared_file = bound.overrides.shared_file(result.section_key, args.tag)
-        stored_in = [
-            str(bound.overrides.prompt_file(prompt.ns, prompt.key, args.tag)),
-            str(shared_file),
-        ]
-        where = [
-            stored_in[0],
-            f"{shared_file} (shared by every prompt with a {result.section_key!r} section)",
-        ]
+        stored_in = list(result.locations)
+        where = list(result.locations)
     record = Path(args.output_dir) / "manifest.json" if args.output_dir else None
     if args.json:
         response = result.response

@@ -1,10 +1,12 @@
 """`promptkit overrides ...`: the operator's commands over a `LocalPromptOverridesStore`.
 
 list, show, seed, set, edit, diff, rm and check, and promote (in `promptkit.cli.promote`).
-Prompts are found by `--prompt package.module:attr` or through the `promptkit.prompts` entry
-points; every write goes through the store, so the CLI checks nothing the library does not. The
-store's folder is `--overrides-dir` (default `overrides`), as in every other command; `list`
-and `show` take `--json` (fields in docs/cli.md).
+Prompts are found by `--prompt package.module:attr`, through the `promptkit.prompts` entry
+points, and (for `check` and `list`) in the `[tool.promptkit] prompts` list of the project's
+pyproject.toml; every write goes through the store, so the CLI checks nothing the library does
+not. The commands read with a strict store: a file that a render would skip is an error here.
+The store's folder is `--overrides-dir` (default `overrides`), as in every other command;
+`list`, `show` and `check` take `--json` (fields in docs/cli.md).
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from promptkit.cli.options import add_json_argument, add_overrides_folder_argument
+from promptkit.discovery.project import project_prompts
 from promptkit.discovery.references import entry_point_prompts, find_prompt
 from promptkit.errors import OverridesError
 from promptkit.overrides.check import (
-    OverrideProblem,
     check_overrides,
     entry_states,
     shared_states,
@@ -32,6 +34,7 @@ from promptkit.overrides.check import (
 from promptkit.overrides.defaults import default_body
 from promptkit.overrides.layout import override_files, require_section_path
 from promptkit.overrides.local import LocalPromptOverridesStore
+from promptkit.overrides.merge import merge_view, unresolved_markers
 from promptkit.overrides.shared import SharedSectionOverride
 from promptkit.prompt import Prompt, PromptOverride
 from promptkit.repl.report import author_text, status_text
@@ -66,7 +69,8 @@ def register(subparsers: Any) -> None:
                 action="append",
                 default=[],
                 help="a prompt to compare with (package.module:attr); repeatable; the"
-                " promptkit.prompts entry points are always included",
+                " promptkit.prompts entry points and the [tool.promptkit] prompts of"
+                " pyproject.toml are always included",
             )
         sub.set_defaults(handler=handler)
         return sub
@@ -108,11 +112,22 @@ def register(subparsers: Any) -> None:
     remove.set_defaults(handler=_remove)
     check = action(
         "check",
-        "exit 1 when a file is invalid or an entry is stale, unknown or not accepted",
+        "exit 1 when a file is invalid, holds a credential, or has an entry that is stale,"
+        " unknown, not accepted or cannot be checked",
         _check,
         prompt="many",
     )
+    check.add_argument(
+        "--syntax-only",
+        action="store_true",
+        help="check files and credentials only, without prompts to compare entries with",
+    )
     add_json_argument(check)
+    check.add_argument(
+        "--fix",
+        action="store_true",
+        help="first record bodies edited by hand (source = operator, dated) in every valid file",
+    )
     # `promote` runs an evaluation first; its module owns that and is imported only here.
     from promptkit.cli.promote import register_promote
 
@@ -123,8 +138,8 @@ def register(subparsers: Any) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    store = LocalPromptOverridesStore(args.root)
-    prompts = _known_prompts(args.prompt)
+    store = _store(args)
+    prompts = _known_prompts(args.prompt, root=store.root)
     rows = [("NS", "PROMPT", "TAG", "SECTIONS", "TOOLS", "STALE", "FILE")]
     invalid = 0
     for file in override_files(store.root):
@@ -242,7 +257,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _seed(args: argparse.Namespace) -> int:
     prompt = find_prompt(args.prompt)
-    store = LocalPromptOverridesStore(args.root)
+    store = _store(args)
     before = store.resolve(prompt.descriptor, args.tag)
     after = store.seed(prompt, tag=args.tag)
     added_sections = len(after.sections) - (len(before.sections) if before else 0)
@@ -262,7 +277,7 @@ def _set(args: argparse.Namespace) -> int:
         body = sys.stdin.read()
     else:
         body = _read_text(Path(args.from_file))
-    store = LocalPromptOverridesStore(args.root)
+    store = _store(args)
     result = store.set_section_override(prompt, tag=args.tag, path=args.path, body=body)
     print(f'wrote sections."{"/".join(require_section_path(args.path))}" to {result.location}')
     return 0
@@ -274,13 +289,19 @@ def _edit(args: argparse.Namespace) -> int:
     section = prompt.section_at(path)
     if section is None:
         raise OverridesError(f"prompt {prompt.ns}/{prompt.key} has no section at {args.path!r}")
-    store = LocalPromptOverridesStore(args.root)
+    store = _store(args)
     override = store.resolve(prompt.descriptor, args.tag)
     current = override.sections.get(path) if override else None
-    if current is not None and current.expected_hash == section.content_hash:
+    default = default_body(section, ns=prompt.ns, prompt_key=prompt.key, path=path)
+    if current is None:
+        starting_text = default
+    elif current.expected_hash == section.content_hash:
         starting_text = current.body
     else:
-        starting_text = default_body(section, ns=prompt.ns, prompt_key=prompt.key, path=path)
+        # The code changed since the override was written: the operator's text must survive.
+        starting_text = merge_view(
+            override=current.body, old_default=current.code_default, new_default=default
+        )
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
     if not editor:
         raise OverridesError("set $EDITOR (or $VISUAL) to the command of your text editor")
@@ -297,6 +318,14 @@ def _edit(args: argparse.Namespace) -> int:
             f" text is kept in {draft})"
         )
     edited = _read_text(draft)
+    markers = unresolved_markers(edited)
+    if markers:
+        raise OverridesError(
+            f"{draft} line {markers[0]}: merge markers (<<<<<<<, |||||||, =======, >>>>>>>) are"
+            " left in the text; nothing was written. Keep the text you want, delete the marker"
+            f" lines, then store it: promptkit overrides set --prompt {args.prompt} --path"
+            f" {args.path} --from-file {draft}"
+        )
     if edited == starting_text and current is not None:
         draft.unlink()
         print("no change; nothing was written")
@@ -342,7 +371,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    store = LocalPromptOverridesStore(args.root)
+    store = _store(args)
     if args.shared is not None:
         if args.path or args.tool:
             raise OverridesError("--path and --tool apply to a prompt's file, not to --shared")
@@ -362,65 +391,71 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    prompts = _known_prompts(args.prompt)
-    problems = check_overrides(args.root, prompts.values())
-    store = LocalPromptOverridesStore(args.root)
-    files = override_files(Path(args.root))
-    unchecked: list[str] = []
+    store = _store(args)
+    files = override_files(store.root)
+    prompts = {} if args.syntax_only else _known_prompts(args.prompt, root=store.root)
+    notes: list[str] = []
     for file in files:
         try:
-            value = store.read_file(file)
+            edited = store.record_hand_edits(file, dry_run=not args.fix)
         except OverridesError:
-            continue
-        if isinstance(value, PromptOverride) and (value.ns, value.prompt_key) not in prompts:
-            unchecked.append(str(file))
-            if args.json:
-                continue
-            print(
-                f"note: {file}: prompt {value.ns}/{value.prompt_key} was not found; only the"
-                " file's validity was checked (pass --prompt or register an entry point)",
-                file=sys.stderr,
+            continue  # check reports the file below
+        if edited and args.fix:
+            notes.append(f"{file}: recorded in promptkit's form (hand edits: source = operator)")
+        elif edited:
+            notes.append(
+                f"{file}: not in the form promptkit writes (edited by hand, or written by an"
+                " older promptkit); the next write, or `promptkit overrides check --fix`,"
+                " records hand-edited bodies as the operator's, dated"
             )
+    if files and not prompts and not args.syntax_only:
+        notes.append(
+            "nothing to check the entries against: no --prompt, no promptkit.prompts entry"
+            " points and no [tool.promptkit] prompts in pyproject.toml; name the prompts, or"
+            " pass --syntax-only to check the files alone"
+        )
+    problems = check_overrides(store.root, prompts.values(), syntax_only=args.syntax_only)
+    summary = (
+        f"overrides check: {len(problems)} problem(s) in {len(files)} file(s) under {args.root}"
+    )
     if args.json:
-        report = {
+        document = {
             "overrides_dir": str(args.root),
             "files": len(files),
-            "problems": [_problem_json(problem) for problem in problems],
-            "prompt_not_found": unchecked,
+            "prompts": sorted(f"{ns}/{key}" for ns, key in prompts),
+            "syntax_only": args.syntax_only,
+            "problems": [problem.to_json() for problem in problems],
+            "notes": notes,
+            "ok": not problems,
         }
-        print(json.dumps(report, indent=2))
-        return 1 if problems else 0
-    for problem in problems:
-        print(problem)
-    print(f"overrides check: {len(problems)} problem(s) in {len(files)} file(s) under {args.root}")
+        print(json.dumps(document, indent=2))
+    else:
+        for problem in problems:
+            print(problem)
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+        print(summary)
     return 1 if problems else 0
-
-
-def _problem_json(problem: OverrideProblem) -> dict[str, object]:
-    """One `overrides check --json` problem: where, what, and the entry's state when known."""
-    entry = problem.entry
-    return {
-        "file": problem.file,
-        "line": problem.line,
-        "message": problem.message,
-        "table": entry.table if entry is not None else None,
-        "name": entry.name if entry is not None else None,
-        "status": entry.status if entry is not None else None,
-        "prompt": entry.prompt if entry is not None else None,
-    }
 
 
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _known_prompts(references: list[str]) -> dict[tuple[str, str], Prompt[Any]]:
+def _store(args: argparse.Namespace) -> LocalPromptOverridesStore:
+    return LocalPromptOverridesStore(args.root, strict_overrides=True)
+
+
+def _known_prompts(references: list[str], *, root: Path) -> dict[tuple[str, str], Prompt[Any]]:
+    """The prompts of `--prompt`, the entry points and the project's pyproject.toml (found
+    from the overrides root upwards), by (ns, key)."""
     prompts: dict[tuple[str, str], Prompt[Any]] = {}
     found = entry_point_prompts()
     for failure in found.failures:
         print(f"promptkit: warning: {failure}", file=sys.stderr)
     for _, prompt in found.prompts:
         prompts[(prompt.ns, prompt.key)] = prompt
-    for reference in references:
+    project = project_prompts(root.resolve())
+    for reference in (*project.references, *references):
         prompt = find_prompt(reference)
         prompts[(prompt.ns, prompt.key)] = prompt
     return prompts
@@ -430,7 +465,7 @@ def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverr
     """The `--prompt` prompt, its override under `--tag` (None when there is none: not an
     error) and that file."""
     prompt = find_prompt(args.prompt)
-    store = LocalPromptOverridesStore(args.root)
+    store = _store(args)
     override = store.resolve(prompt.descriptor, args.tag)
     file = store.prompt_file(prompt.ns, prompt.key, args.tag)
     return prompt, override, file

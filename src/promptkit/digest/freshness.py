@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from promptkit.clock import SYSTEM_CLOCK, Clock
+from promptkit.digest.committed import CONTENT_FINGERPRINT, LEFT_OUT, current_state
 from promptkit.digest.state import WorkspaceDigest
 from promptkit.errors import WorkspaceError
 from promptkit.logging import get_logger
+from promptkit.overrides.shared import ProvenanceValue
 from promptkit.workspace.manifest import WorkspaceManifest, describe_workspace
 
 _log = get_logger("promptkit.digest")
@@ -89,6 +93,41 @@ def _compare(digest: WorkspaceDigest) -> DigestFreshness:
     return DigestFreshness(False, current, "the workspace is unchanged since the digest")
 
 
+def check_committed_freshness(
+    provenance: Mapping[str, ProvenanceValue] | None,
+    workspace: Path | None,
+    *,
+    max_age_s: float = 0.0,
+    clock: Clock = SYSTEM_CLOCK,
+) -> DigestFreshness:
+    """Compare a committed digest's content fingerprint with its workspace as it is now
+    (`promptkit.digest.committed`); reuses a check younger than `max_age_s` by `clock`, as
+    `check_freshness` does."""
+    recorded = (provenance or {}).get(CONTENT_FINGERPRINT)
+    if not isinstance(recorded, str):
+        return DigestFreshness(None, None, "the override records no workspace provenance")
+    if workspace is None or not workspace.is_dir():
+        return DigestFreshness(
+            None, None, f"its workspace ({workspace or 'not recorded'}) is not a folder here"
+        )
+    left_out = (provenance or {}).get(LEFT_OUT)
+    key = ("committed", str(workspace), recorded, left_out if isinstance(left_out, str) else None)
+    if max_age_s > 0:
+        recent = _recent_checks.get(key, max_age_s, clock)
+        if recent is not None:
+            return recent
+    try:
+        current, fingerprint = current_state(workspace, left_out=key[3])
+    except WorkspaceError as error:
+        return DigestFreshness(None, None, f"the workspace cannot be read now: {error}")
+    if fingerprint != recorded:
+        freshness = DigestFreshness(True, current, "the content of the workspace's files changed")
+    else:
+        freshness = DigestFreshness(False, current, "the workspace's files are as described")
+    _recent_checks.put(key, freshness, clock)
+    return freshness
+
+
 class _SeenOnce:
     """Remembers up to `limit` keys, forgetting the oldest; `first_time` is thread-safe."""
 
@@ -109,6 +148,11 @@ class _SeenOnce:
 
 
 _warned = _SeenOnce(_WARNED_LIMIT)
+
+
+def first_warning(key: tuple[str | None, ...]) -> bool:
+    """True the first time a digest warning with this key is asked for (bounded memory)."""
+    return _warned.first_time(key)
 
 
 class _RecentChecks:

@@ -8,6 +8,11 @@ Resolution order, the contract every consumer relies on:
    when the overrides store keeps shared sections and the entry's hash matches;
 3. the placeholder, with a `workspace_digest_missing` warning unless `warn_when_missing=False`.
 
+A session digest that hides a stored override (a reviewed, committed digest) is reported: the
+render logs `workspace_digest_shadows_override` once, and `DigestResolution.shadowed_override`
+names it. A shared override written by a GLOBAL optimize records its workspace's provenance,
+so its freshness is known (`promptkit.digest.committed`) and a stale one is logged once.
+
 The content hash covers a fixed marker naming the section kind and key, never the placeholder
 or title, so a stored override survives a placeholder edit. `resolve_workspace_digest` tells
 where a digest would come from without rendering, for the CLI and REPL.
@@ -15,16 +20,24 @@ where a digest would come from without rendering, for the CLI and REPL.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Self
 
 from promptkit.clock import SYSTEM_CLOCK, Clock
-from promptkit.digest.freshness import DigestFreshness, check_freshness, warn_if_stale
+from promptkit.digest.committed import recorded_manifest
+from promptkit.digest.freshness import (
+    DigestFreshness,
+    check_committed_freshness,
+    check_freshness,
+    first_warning,
+    warn_if_stale,
+)
 from promptkit.digest.state import WorkspaceDigest, latest_workspace_digest
 from promptkit.errors import ArgumentTypeError, PromptValidationError
 from promptkit.logging import get_logger
-from promptkit.overrides import SharedSectionStore
+from promptkit.overrides import SharedSectionOverride, SharedSectionStore
 from promptkit.prompt import (
     OverrideAuthor,
     OverridesLookup,
@@ -53,8 +66,9 @@ class DigestResolution:
 
     `updated_at` is when the session digest was stored or the override last written (None for
     the placeholder, and for an override given without its entry). `author` names who wrote it
-    (`operator`, `optimizer:<model>`...). `freshness` is set for session digests only: overrides
-    carry no provenance.
+    (`operator`, `optimizer:<model>`...). `freshness` is set for session digests with
+    provenance and for shared overrides that record it (GLOBAL digests). `shadowed_override`
+    names a stored override that a session digest hides from the render, if any.
     """
 
     section_key: str
@@ -64,6 +78,7 @@ class DigestResolution:
     author: str | None = None
     provenance: WorkspaceManifest | None = None
     freshness: DigestFreshness | None = None
+    shadowed_override: str | None = None
 
     @property
     def is_stale(self) -> bool | None:
@@ -130,6 +145,8 @@ class WorkspaceDigestSection(Section):
             freshness_max_age_s=self.freshness_interval_s,
             clock=self.clock,
         )
+        if digest is not None and resolution.shadowed_override is not None:
+            _report_shadowing(digest, resolution.shadowed_override, self.key, context)
         if digest is not None and resolution.freshness is not None:
             warn_if_stale(
                 digest,
@@ -137,6 +154,8 @@ class WorkspaceDigestSection(Section):
                 prompt_ns=context.prompt_ns,
                 prompt_key=context.prompt_key,
             )
+        elif resolution.origin == "shared-override" and resolution.freshness is not None:
+            _warn_if_committed_stale(resolution, context)
         elif resolution.origin == "placeholder" and self.warn_when_missing:
             _log.warning(
                 "workspace_digest_missing",
@@ -230,6 +249,7 @@ def _resolve(
     key = section.key
     digest = latest_workspace_digest(session, key)
     if digest is not None:
+        hidden = _shadowed(section, own_override, store, tag)
         resolution = DigestResolution(
             section_key=key,
             origin="session",
@@ -242,6 +262,7 @@ def _resolve(
                 if digest.provenance is not None
                 else None
             ),
+            shadowed_override=hidden,
         )
         return resolution, digest
     if isinstance(own_override, SectionOverride):
@@ -250,18 +271,89 @@ def _resolve(
         return DigestResolution(section_key=key, origin="override", body=own_override), None
     shared = _shared_override(section, store, tag)
     if shared is not None:
-        return _from_override(key, "shared-override", shared), None
+        resolution = _from_override(key, "shared-override", shared.entry)
+        if shared.provenance is not None:
+            resolution = dataclasses.replace(
+                resolution,
+                provenance=recorded_manifest(shared.provenance),
+                freshness=check_committed_freshness(
+                    shared.provenance,
+                    shared.workspace,
+                    max_age_s=freshness_max_age_s,
+                    clock=clock,
+                ),
+            )
+        return resolution, None
     return DigestResolution(section_key=key, origin="placeholder", body=section.placeholder), None
+
+
+def _shadowed(
+    section: WorkspaceDigestSection,
+    own_override: SectionOverride | str | None,
+    store: object,
+    tag: str,
+) -> str | None:
+    """What stored override a session digest hides, described for a log or `digest status`."""
+    if isinstance(own_override, SectionOverride):
+        return f"this prompt's own override ({_author_label(own_override.source)})"
+    if own_override is not None:
+        return "this prompt's own override"
+    shared = _shared_override(section, store, tag)
+    if shared is None:
+        return None
+    author = _author_label(shared.entry.source)
+    return f"{shared.location} ({author}, {shared.entry.updated_at.isoformat()})"
+
+
+def _report_shadowing(
+    digest: WorkspaceDigest, shadowed: str, section_key: str, context: RenderContext
+) -> None:
+    if not first_warning(("shadows", digest.created_at.isoformat(), shadowed)):
+        return
+    _log.warning(
+        "workspace_digest_shadows_override",
+        prompt_ns=context.prompt_ns,
+        prompt_key=context.prompt_key,
+        section_key=section_key,
+        session_digest_created_at=digest.created_at.isoformat(),
+        override=shadowed,
+        hint="the session digest wins; clear it (or optimize with GLOBAL scope) to render the"
+        " reviewed override",
+    )
+
+
+def _warn_if_committed_stale(resolution: DigestResolution, context: RenderContext) -> None:
+    freshness = resolution.freshness
+    if freshness is None or not freshness.is_stale:
+        return
+    current = freshness.current
+    if not first_warning(
+        ("committed", resolution.section_key, str(resolution.updated_at), str(current))
+    ):
+        return
+    _log.warning(
+        "workspace_digest_stale",
+        prompt_ns=context.prompt_ns,
+        prompt_key=context.prompt_key,
+        section_key=resolution.section_key,
+        origin=resolution.origin,
+        digest_updated_at=str(resolution.updated_at),
+        recorded_head_sha=resolution.provenance.head_sha if resolution.provenance else None,
+        current_head_sha=current.head_sha if current else None,
+        reason=freshness.reason,
+        hint="run `promptkit optimize --scope global` again, or review the digest",
+    )
 
 
 def _shared_override(
     section: WorkspaceDigestSection, store: object, tag: str
-) -> SectionOverride | None:
+) -> SharedSectionOverride | None:
     if not isinstance(store, SharedSectionStore):
         return None
-    entry = store.resolve_shared_section(section.key, tag)
-    if entry is None:
+    shared = store.read_shared_section(section.key, tag)
+    if shared is None:
         return None
+    entry = shared.entry
     if entry.expected_hash != section.content_hash:
         _log.warning(
             "shared_override_stale",
@@ -272,7 +364,7 @@ def _shared_override(
             code_hash=section.content_hash,
         )
         return None
-    return entry
+    return shared
 
 
 def _from_override(key: str, origin: DigestOrigin, entry: SectionOverride) -> DigestResolution:

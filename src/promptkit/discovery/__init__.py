@@ -1,7 +1,8 @@
 """Finding the prompt, session and overrides a command works on.
 
 `references`: `package.module:attr` references and `promptkit.prompts` entry points, loaded and
-bound to a session and workspace. `workspace`: the built-in workspace prompt and what the
+bound to a session and workspace. `project`: the `[tool.promptkit] prompts` a project lists
+in its pyproject.toml. `workspace`: the built-in workspace prompt and what the
 workspace commands' shared options (`PATH`, `--prompt`, `--state-dir`, `--overrides-dir`) name.
 """
 
@@ -11,6 +12,10 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the declared imports
 
 if TYPE_CHECKING:
+    from promptkit.discovery.project import (
+        ProjectPrompts as ProjectPrompts,
+        project_prompts as project_prompts,
+    )
     from promptkit.discovery.references import (
         EntryPointPrompts as EntryPointPrompts,
         PromptFactory as PromptFactory,

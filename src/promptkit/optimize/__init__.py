@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         choose_digest_writer as choose_digest_writer,
     )
     from promptkit.optimize.static_writer import StaticDigestWriter as StaticDigestWriter
+    from promptkit.optimize.storage import OperatorOverrideError as OperatorOverrideError
     from promptkit.optimize.types import (
         DigestDraft as DigestDraft,
         DigestWriter as DigestWriter,

@@ -2,29 +2,92 @@
 (GLOBAL), putting back what was written when a later step fails.
 
 An empty digest, or one in which `find_secrets` sees a credential, is refused before anything
-is stored. GLOBAL writes the prompt's own override at the digest section's path and a shared
-entry for the section key (so every prompt with a digest section of that key finds it), then
-clears the session's digest so renders fall back to the override.
+is stored. GLOBAL writes the digest once, as the shared entry of the section key (every prompt
+with a digest section of that key finds it), with the workspace's provenance and content
+fingerprint (`promptkit.digest.committed`) so its freshness is known; the prompt's own entry at
+the digest path, which would hide it, is removed. A store without shared sections gets the
+prompt's own entry instead. Then the session's digest is cleared so renders use the override.
+
+An override an operator wrote (source `operator`, including a generated one edited by hand
+since) is never replaced unless the caller says so: `check_operator_overrides` raises
+`OperatorOverrideError` before anything is spent, and again before anything is written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from promptkit.adapters.response import PromptResponse
 from promptkit.digest import clear_workspace_digest, set_workspace_digest
+from promptkit.digest.committed import committed_provenance
 from promptkit.errors import OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize.types import OptimizationResponse, OptimizationScope, OptimizationTarget
-from promptkit.overrides import LocalPromptOverridesStore, PromptOverridesStore, SharedSectionStore
+from promptkit.overrides import (
+    LocalPromptOverridesStore,
+    PromptOverridesStore,
+    SharedSectionOverride,
+    SharedSectionStore,
+)
 from promptkit.prompt import OverrideAuthor, Prompt, PromptOverride, SectionOverride, SectionPath
 from promptkit.secrets import find_secrets
 from promptkit.session import SessionProtocol
 from promptkit.workspace.manifest import WorkspaceManifest
 
 _log = get_logger("promptkit.optimize")
+
+
+class OperatorOverrideError(OptimizationError):
+    """GLOBAL optimize would replace an override an operator wrote; `location` names it.
+
+    Pass `overwrite_operator=True` (`promptkit optimize --force`; the REPL asks) to replace it.
+    """
+
+    def __init__(self, message: str, *, location: str) -> None:
+        super().__init__(message)
+        self.location = location
+
+
+@dataclass(frozen=True)
+class _StoredEntry:
+    location: str
+    entry: SectionOverride
+
+
+def check_operator_overrides(target: OptimizationTarget) -> None:
+    """OperatorOverrideError when GLOBAL storage would replace an operator's override of the
+    digest: the shared entry of its key, or the prompt's own entry at the digest path."""
+    for found in _digest_entries(target):
+        if found.entry.source.kind == "operator":
+            prompt = target.prompt
+            raise OperatorOverrideError(
+                f"optimize {prompt.ns}/{prompt.key} with scope GLOBAL would replace the"
+                f" {target.section_key!r} digest an operator wrote in {found.location}"
+                f" (updated {found.entry.updated_at.isoformat()}); nothing was spent or written."
+                " Pass overwrite_operator=True (promptkit optimize --force) to replace it, or"
+                " keep it and optimize with SESSION scope",
+                location=found.location,
+            )
+
+
+def _digest_entries(target: OptimizationTarget) -> list[_StoredEntry]:
+    store, tag, prompt = target.overrides_store, target.overrides_tag, target.prompt
+    if store is None or tag is None:
+        return []
+    found: list[_StoredEntry] = []
+    own = store.resolve(prompt.descriptor, tag)
+    if own is not None and target.digest_path in own.sections:
+        location = own.location or f"the override of {prompt.ns}/{prompt.key}"
+        found.append(_StoredEntry(location, own.sections[target.digest_path]))
+    if isinstance(store, SharedSectionStore):
+        shared = store.read_shared_section(target.section_key, tag)
+        if shared is not None:
+            location = shared.location or f"the shared override of {target.section_key}"
+            found.append(_StoredEntry(location, shared.entry))
+    return found
 
 
 def checked_digest(response: PromptResponse[Any], target: OptimizationTarget) -> str:
@@ -56,7 +119,10 @@ def store_digest(
     session: SessionProtocol,
     author: OverrideAuthor,
     provenance: WorkspaceManifest,
-) -> None:
+    overwrite_operator: bool = False,
+) -> tuple[str, ...]:
+    """Store the checked digest as `target.scope` says; returns the override files written
+    (none for SESSION scope)."""
     if target.scope is OptimizationScope.SESSION:
         set_workspace_digest(
             session,
@@ -66,13 +132,20 @@ def store_digest(
             workspace=target.workspace_root,
             source=f"{author.kind}:{author.model}" if author.model else author.kind,
         )
-        return
-    _store_globally(target, digest, session=session, author=author)
+        return ()
+    if not overwrite_operator:
+        check_operator_overrides(target)
+    return _store_globally(target, digest, session=session, author=author, provenance=provenance)
 
 
 def _store_globally(
-    target: OptimizationTarget, digest: str, *, session: SessionProtocol, author: OverrideAuthor
-) -> None:
+    target: OptimizationTarget,
+    digest: str,
+    *,
+    session: SessionProtocol,
+    author: OverrideAuthor,
+    provenance: WorkspaceManifest,
+) -> tuple[str, ...]:
     store, tag, prompt = target.overrides_store, target.overrides_tag, target.prompt
     assert store is not None and tag is not None  # prepare_optimization checked both
     key = target.section_key
@@ -80,27 +153,51 @@ def _store_globally(
     # Reading first reports a malformed file before anything is written, and keeps what a
     # failure further on has to put back.
     own_before = store.resolve(prompt.descriptor, tag)
-    shared_before = shared.resolve_shared_section(key, tag) if shared is not None else None
+    shared_before = shared.read_shared_section(key, tag) if shared is not None else None
     expected_hash = target.digest_section.content_hash
-    own_entry = own_before.sections.get(target.digest_path) if own_before is not None else None
     undo: list[Callable[[], None]] = []
     try:
-        # An entry that already says exactly this is left as it is, so optimizing an unchanged
-        # tree again leaves the override files byte for byte as they were (updated_at included).
-        if not _says(own_entry, digest, expected_hash, author):
-            store.set_section_override(
-                prompt, tag=tag, path=target.digest_path, body=digest, source=author
+        if shared is None:
+            own_entry = own_before.sections.get(target.digest_path) if own_before else None
+            # An entry that already says exactly this is left as it is, so optimizing an
+            # unchanged tree again leaves the override files byte for byte as they were.
+            if not _says(own_entry, digest, expected_hash, author):
+                store.set_section_override(
+                    prompt, tag=tag, path=target.digest_path, body=digest, source=author
+                )
+                undo.append(
+                    partial(_restore_own, store, prompt, tag, target.digest_path, own_before)
+                )
+            written = store.resolve(prompt.descriptor, tag)
+            locations: tuple[str, ...] = (
+                (written.location,) if written is not None and written.location else ()
             )
-            undo.append(partial(_restore_own, store, prompt, tag, target.digest_path, own_before))
-        if shared is not None and not _says(shared_before, digest, expected_hash, author):
-            shared.set_shared_section(
-                section_key=key,
-                tag=tag,
-                body=digest,
-                expected_hash=expected_hash,
-                source=author,
+        else:
+            root = store.root if isinstance(store, LocalPromptOverridesStore) else None
+            recorded = committed_provenance(
+                provenance, workspace=target.workspace_root, overrides_root=root
             )
-            undo.append(partial(_restore_shared, shared, key, tag, shared_before))
+            before_entry = shared_before.entry if shared_before is not None else None
+            # As for the own entry: an unchanged digest leaves the file byte for byte as it was.
+            if not _says(before_entry, digest, expected_hash, author):
+                shared.set_shared_section(
+                    section_key=key,
+                    tag=tag,
+                    body=digest,
+                    expected_hash=expected_hash,
+                    source=author,
+                    provenance=recorded,
+                    workspace=target.workspace_root,
+                )
+                undo.append(partial(_restore_shared, shared, key, tag, shared_before))
+            stored = shared.read_shared_section(key, tag)
+            locations = (stored.location if stored and stored.location else key,)
+            if own_before is not None and target.digest_path in own_before.sections:
+                # The prompt's own entry would hide the shared one: the digest lives once.
+                _remove_own_entry(store, prompt, tag, target.digest_path)
+                undo.append(
+                    partial(_restore_own, store, prompt, tag, target.digest_path, own_before)
+                )
         clear_workspace_digest(session, key)
     except BaseException:
         for action in reversed(undo):
@@ -117,6 +214,23 @@ def _store_globally(
                     error=str(undo_error)[:300],
                 )
         raise
+    return locations
+
+
+def _remove_own_entry(
+    store: PromptOverridesStore, prompt: Prompt[Any], tag: str, path: SectionPath
+) -> None:
+    if isinstance(store, LocalPromptOverridesStore):
+        store.delete_section_override(ns=prompt.ns, prompt_key=prompt.key, tag=tag, path=path)
+    else:
+        _log.warning(
+            "optimize_own_entry_kept",
+            prompt_ns=prompt.ns,
+            prompt_key=prompt.key,
+            path="/".join(path),
+            reason=f"{type(store).__name__} offers no way to delete one section entry; it"
+            " still wins over the shared digest",
+        )
 
 
 def _restore_own(
@@ -147,15 +261,18 @@ def _restore_own(
 
 
 def _restore_shared(
-    store: SharedSectionStore, section_key: str, tag: str, before: SectionOverride | None
+    store: SharedSectionStore, section_key: str, tag: str, before: SharedSectionOverride | None
 ) -> None:
     if before is not None:
         store.set_shared_section(
             section_key=section_key,
             tag=tag,
-            body=before.body,
-            expected_hash=before.expected_hash,
-            source=before.source,
+            body=before.entry.body,
+            expected_hash=before.entry.expected_hash,
+            source=before.entry.source,
+            provenance=before.provenance,
+            workspace=before.workspace,
+            updated_at=before.entry.updated_at,
         )
     elif isinstance(store, LocalPromptOverridesStore):
         store.delete_shared_section(section_key=section_key, tag=tag)

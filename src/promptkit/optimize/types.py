@@ -32,12 +32,14 @@ class OptimizationScope(StrEnum):
 @dataclass(frozen=True)
 class OptimizationResult:
     """What `optimize` did: the provider's response, the stored digest, the scope and the key
-    of the digest section it was stored for."""
+    of the digest section it was stored for; `locations` are the override files GLOBAL scope
+    wrote (empty for SESSION)."""
 
     response: PromptResponse[Any]
     digest: str
     scope: OptimizationScope
     section_key: str
+    locations: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

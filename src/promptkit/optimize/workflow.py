@@ -12,7 +12,9 @@ can before it spends anything; only step 2 differs between writers:
 3. Check it (`promptkit.optimize.storage`): the parsed `digest` field, or the reply's plain text
    when it does not parse, stripped; an empty digest or one with a credential is refused.
 4. Store it: SESSION in the caller's session with the workspace's manifest as provenance,
-   GLOBAL as overrides (then the session's digest is cleared).
+   GLOBAL as the shared override with the workspace's provenance (then the session's digest is
+   cleared). GLOBAL never replaces an operator's override unless `overwrite_operator=True`;
+   that is checked in step 1 too, so a refused run spends nothing.
 
 The caller's session and override files change in step 4 only, and a failure there puts back
 what step 4 had already written. The user guide is docs/optimize.md.
@@ -31,7 +33,7 @@ from promptkit.adapters.tracing import OptimizeTrace
 from promptkit.errors import OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize.record import RunRecord
-from promptkit.optimize.storage import checked_digest, store_digest
+from promptkit.optimize.storage import check_operator_overrides, checked_digest, store_digest
 from promptkit.optimize.target import prepare_optimization
 from promptkit.optimize.types import DigestWriter, OptimizationResult, OptimizationScope
 from promptkit.overrides import PromptOverridesStore
@@ -56,6 +58,7 @@ def optimize_workspace_digest(
     deadline: float | timedelta | None = None,
     max_tool_rounds: int = DEFAULT_OPTIMIZE_TOOL_ROUNDS,
     output_dir: str | Path | None = None,
+    overwrite_operator: bool = False,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     leave_out: Sequence[str | os.PathLike[str]] = (),
@@ -66,6 +69,9 @@ def optimize_workspace_digest(
     here, so the checks and storage rules are the same whoever writes the digest. The arguments
     after `writer` are the seed's `optimize` arguments; `deadline` and `max_tool_rounds` bound a
     model writer as they bound `evaluate`, and `output_dir` receives `manifest.json`,
+    `workspace.manifest.json` and `digest.md`. `overwrite_operator=True` lets GLOBAL scope
+    replace a digest an operator wrote (otherwise `OperatorOverrideError`, before anything is
+    spent).
     `workspace.manifest.json` and `digest.md`. `include` and `exclude` narrow what the digest
     describes (globs relative to each mounted directory); `leave_out` names directories promptkit
     writes into (a state folder) that it must not describe, as the overrides store's root never
@@ -102,6 +108,8 @@ def optimize_workspace_digest(
             leave_out=leave_out,
         )
         run.target = target
+        if target.scope is OptimizationScope.GLOBAL and not overwrite_operator:
+            check_operator_overrides(target)
         written = writer.write_digest(
             target,
             optimization_session=(
@@ -114,7 +122,14 @@ def optimize_workspace_digest(
         digest = checked_digest(written.response, target)
         run.digest = digest
         author = OverrideAuthor("optimizer", written.response.model)
-        store_digest(target, digest, session=session, author=author, provenance=written.provenance)
+        locations = store_digest(
+            target,
+            digest,
+            session=session,
+            author=author,
+            provenance=written.provenance,
+            overwrite_operator=overwrite_operator,
+        )
     except BaseException as error:
         trace.end(error)
         run.failed(error, duration_s=time.monotonic() - started)
@@ -125,6 +140,7 @@ def optimize_workspace_digest(
         digest=digest,
         scope=target.scope,
         section_key=target.section_key,
+        locations=locations,
     )
     _log.info(
         "workspace_digest_optimized",

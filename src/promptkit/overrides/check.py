@@ -1,25 +1,29 @@
 """Checking stored overrides against the code: every file's validity and every entry's hash.
 
-`check_overrides` never stops at the first problem: it reports each invalid file, and each
-entry that is stale, names a path the prompt does not have, or targets a section that does not
-accept overrides, for every prompt it was given. It is what `promptkit overrides check` runs
-in CI.
+`check_overrides` never stops at the first problem. It reports, each with its file and line:
+a file that cannot be used (malformed, special, too large, outside the root), a credential
+typed into a body (the same scanner as `set` refuses with), and each entry that is stale,
+names a path the prompt does not have, or targets a section that does not accept overrides.
+A file whose prompt was not given cannot be checked for staleness, which is a problem too
+unless `syntax_only`. It is what `promptkit overrides check` runs in CI.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from promptkit.errors import OverridesError
-from promptkit.overrides.layout import override_files
+from promptkit.overrides.files import OverrideFileError
+from promptkit.overrides.layout import escaping_folders, override_files
 from promptkit.overrides.local import LocalPromptOverridesStore
 from promptkit.overrides.shared import SharedSectionOverride
-from promptkit.overrides.toml_format import FIX_HINT, table_line
+from promptkit.overrides.toml_format import key_line, table_line
+from promptkit.overrides.validation import credential_text
 from promptkit.prompt import Prompt, PromptOverride
+from promptkit.secrets import find_secrets
 
 EntryStatus = Literal["fresh", "stale", "unknown", "not-accepted", "unknown-params"]
 
@@ -68,18 +72,45 @@ class EntryState:
         return f"fresh (hash {self.override_hash})"
 
 
+ProblemKind = Literal["invalid", "credential", "entry", "unchecked"]
+
+
 @dataclass(frozen=True)
 class OverrideProblem:
-    """One problem found by `check_overrides`: the file, the line when known, and what."""
+    """One problem found by `check_overrides`: the file, the line when known, and what.
+
+    `kind` is `invalid` (the file cannot be used), `credential`, `entry` (see `entry`) or
+    `unchecked` (no prompt to compare the file with).
+    """
 
     file: str
     message: str
     line: int | None = None
     entry: EntryState | None = None
+    kind: ProblemKind = "invalid"
 
     def __str__(self) -> str:
         where = f"{self.file} line {self.line}" if self.line else self.file
         return f"{where}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The problem as a JSON object (what `overrides check --json` prints)."""
+        document: dict[str, Any] = {
+            "file": self.file,
+            "line": self.line,
+            "kind": self.kind,
+            "message": self.message,
+        }
+        if self.entry is not None:
+            document["entry"] = {
+                "table": self.entry.table,
+                "name": self.entry.name,
+                "status": self.entry.status,
+                "prompt": self.entry.prompt,
+                "override_hash": self.entry.override_hash,
+                "code_hash": self.entry.code_hash,
+            }
+        return document
 
 
 def entry_states(prompt: Prompt[Any], override: PromptOverride) -> tuple[EntryState, ...]:
@@ -155,50 +186,111 @@ def shared_states(
     return tuple(states)
 
 
-def _file_problem(file: Path, error: OverridesError) -> OverrideProblem:
-    message = str(error).removesuffix(f" ({FIX_HINT})")
-    located = re.match(rf"{re.escape(str(file))}(?: line (\d+))?: ", message)
-    if located is None:
-        return OverrideProblem(str(file), message)
-    line = int(located.group(1)) if located.group(1) else None
-    return OverrideProblem(str(file), message[located.end() :], line)
-
-
 def check_overrides(
-    root: str | Path, prompts: Iterable[Prompt[Any]] = ()
+    root: str | Path, prompts: Iterable[Prompt[Any]] = (), *, syntax_only: bool = False
 ) -> tuple[OverrideProblem, ...]:
-    """Every problem under `root`: invalid files, and entries that do not fit `prompts`.
-
-    Files of prompts not in `prompts` are only checked for validity (parse, header, fields).
+    """Every problem under `root`: unusable files, credentials, and entries that do not fit
+    `prompts` (see the module doc). With `syntax_only`, files are checked for validity and
+    credentials only, whichever prompts are given.
     """
     root_path = Path(root)
     known = {(prompt.ns, prompt.key): prompt for prompt in prompts}
-    store = LocalPromptOverridesStore(root_path)
-    problems: list[OverrideProblem] = []
+    store = LocalPromptOverridesStore(root_path, strict_overrides=True)
+    problems: list[OverrideProblem] = [
+        OverrideProblem(
+            str(folder),
+            f"a symlink to a folder outside the overrides root {root_path}; its files are not"
+            " read (replace it with a real folder)",
+        )
+        for folder in escaping_folders(root_path)
+    ]
     for file in override_files(root_path):
         try:
             value = store.read_file(file)
-        except OverridesError as error:
-            problems.append(_file_problem(file, error))
+        except OverrideFileError as error:
+            problems.append(OverrideProblem(error.file, error.reason, error.line))
             continue
-        if isinstance(value, PromptOverride):
-            prompt = known.get((value.ns, value.prompt_key))
-            states = entry_states(prompt, value) if prompt else ()
-        elif isinstance(value, SharedSectionOverride):
-            states = shared_states(known.values(), value)
-        else:
+        except OverridesError as error:  # a file in a place that fits no override
+            problems.append(OverrideProblem(str(file), str(error).removeprefix(f"{file}: ")))
             continue
-        lines: list[str] | None = None
-        for state in states:
-            if not state.is_problem:
-                continue
-            if lines is None:
-                lines = file.read_text(encoding="utf-8").splitlines()
-            if isinstance(value, SharedSectionOverride):
-                label = f"shared {value.section_key} (used by {state.prompt} {state.name})"
-                line = None
-            else:
-                label = f'{state.table}."{state.name}"'
-                line = table_line(lines, state.table, state.name)
-            problems.append(OverrideProblem(str(file), f"{label}: {state.describe()}", line, state))
+        if value is None:
+            continue
+        text = file.read_text(encoding="utf-8")
+        problems.extend(_credential_problems(file, text))
+        if not syntax_only:
+            problems.extend(_entry_problems(file, text, value, known))
     return tuple(problems)
+
+
+def _credential_problems(file: Path, text: str) -> list[OverrideProblem]:
+    findings = find_secrets(text)
+    return [
+        OverrideProblem(
+            str(file),
+            f"looks like a credential ({credential_text([finding])}); remove it from the file"
+            " and refer to it by name instead",
+            finding.line,
+            kind="credential",
+        )
+        for finding in findings
+    ]
+
+
+def _entry_problems(
+    file: Path,
+    text: str,
+    value: PromptOverride | SharedSectionOverride,
+    known: dict[tuple[str, str], Prompt[Any]],
+) -> list[OverrideProblem]:
+    lines = text.splitlines()
+    if isinstance(value, SharedSectionOverride):
+        states = shared_states(known.values(), value)
+        if not states:
+            return [
+                OverrideProblem(
+                    str(file),
+                    f"no prompt given has a section {value.section_key!r}, so whether this"
+                    f" shared entry applies cannot be checked; {_PROMPT_HINT}",
+                    kind="unchecked",
+                )
+            ]
+        line = key_line(lines, "expected_hash")
+        return [
+            OverrideProblem(
+                str(file),
+                f"shared {value.section_key} (used by {state.prompt} {state.name}):"
+                f" {state.describe()}",
+                line,
+                state,
+                kind="entry",
+            )
+            for state in states
+            if state.is_problem
+        ]
+    prompt = known.get((value.ns, value.prompt_key))
+    if prompt is None:
+        return [
+            OverrideProblem(
+                str(file),
+                f"prompt {value.ns}/{value.prompt_key} was not found, so its entries cannot be"
+                f" checked for staleness; {_PROMPT_HINT}",
+                kind="unchecked",
+            )
+        ]
+    return [
+        OverrideProblem(
+            str(file),
+            f'{state.table}."{state.name}": {state.describe()}',
+            table_line(lines, state.table, state.name),
+            state,
+            kind="entry",
+        )
+        for state in entry_states(prompt, value)
+        if state.is_problem
+    ]
+
+
+_PROMPT_HINT = (
+    "pass --prompt, register a promptkit.prompts entry point, or list it under"
+    " [tool.promptkit] prompts in pyproject.toml (or check with --syntax-only)"
+)

@@ -7,8 +7,27 @@ are not seeded. A template that reads no params is seeded as it renders today.
 
 from __future__ import annotations
 
-from promptkit.prompt import MarkdownSection, RenderContext, Section, SectionPath
+from datetime import datetime
+from typing import Any
+
+from promptkit.logging import get_logger
+from promptkit.overrides.validation import param_descriptions
+from promptkit.prompt import (
+    MarkdownSection,
+    OverrideAuthor,
+    Prompt,
+    RenderContext,
+    Section,
+    SectionOverride,
+    SectionPath,
+    ToolOverride,
+)
 from promptkit.prompt.section import normalize_body
+from promptkit.secrets import find_secrets
+
+_log = get_logger("promptkit.overrides")
+
+SEED = OverrideAuthor("seed")
 
 
 def default_body(section: Section, *, ns: str, prompt_key: str, path: SectionPath) -> str:
@@ -30,3 +49,35 @@ def seed_body(section: Section, *, ns: str, prompt_key: str, path: SectionPath) 
     if isinstance(section, MarkdownSection) and section.used_names:
         return None
     return default_body(section, ns=ns, prompt_key=prompt_key, path=path)
+
+
+def seed_entries(
+    prompt: Prompt[Any], *, now: datetime
+) -> tuple[dict[SectionPath, SectionOverride], dict[str, ToolOverride]]:
+    """The entries `seed` writes for `prompt`: default bodies and tool descriptions.
+
+    A default that looks like a credential is left out, with a `seed_section_skipped` warning.
+    """
+    sections: dict[SectionPath, SectionOverride] = {}
+    tools: dict[str, ToolOverride] = {}
+    for path, section in prompt.iter_sections():
+        body = seed_body(section, ns=prompt.ns, prompt_key=prompt.key, path=path)
+        if body is not None:
+            findings = find_secrets(body)
+            if findings:
+                _log.warning(
+                    "seed_section_skipped",
+                    ns=prompt.ns,
+                    prompt_key=prompt.key,
+                    path="/".join(path),
+                    reason="credential-like text",
+                    rules=sorted({finding.rule for finding in findings}),
+                )
+            else:
+                sections[path] = SectionOverride(section.content_hash, body, now, SEED, body)
+        if section.seedable:
+            for tool in section.tools:
+                tools[tool.name] = ToolOverride(
+                    tool.contract_hash, tool.description, param_descriptions(tool)
+                )
+    return sections, tools

@@ -8,12 +8,14 @@ never be a namespace (a key cannot start with `_`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from promptkit.errors import OverridesError
 from promptkit.names import KEY_RULE, is_valid_key, require_key
+from promptkit.overrides.files import is_inside, real_root
 from promptkit.prompt import SectionPath
 
 SHARED_DIR = "_shared"
@@ -99,7 +101,33 @@ def place_of(root: Path, file: Path) -> FilePlace:
 
 
 def override_files(root: Path) -> list[Path]:
-    """Every `*.toml` file under `root`, sorted; lock files and temp files are not listed."""
+    """Every `*.toml` name under `root` that is not a folder, sorted: FIFOs, sockets and
+    symlinks included, so a check reports them; lock and temp files are not listed. Folders
+    that lead out of the root are not entered (`escaping_folders`)."""
+    return _walk(root)[0]
+
+
+def escaping_folders(root: Path) -> list[Path]:
+    """The folders under `root` that are symlinks to somewhere outside it, sorted."""
+    return _walk(root)[1]
+
+
+def _walk(root: Path) -> tuple[list[Path], list[Path]]:
     if not root.is_dir():
-        return []
-    return sorted(path for path in root.rglob("*" + FILE_SUFFIX) if path.is_file())
+        return [], []
+    inside = real_root(root)
+    seen = {inside}
+    files: list[Path] = []
+    escaping: list[Path] = []
+    for folder, folders, names in os.walk(root, followlinks=True):
+        entered: list[str] = []
+        for name in sorted(folders):
+            real = os.path.realpath(Path(folder, name))
+            if not is_inside(real, inside):
+                escaping.append(Path(folder, name))
+            elif real not in seen:  # a link back into the tree would loop forever
+                seen.add(real)
+                entered.append(name)
+        folders[:] = entered
+        files.extend(Path(folder, name) for name in names if name.endswith(FILE_SUFFIX))
+    return sorted(files), sorted(escaping)

@@ -1,10 +1,14 @@
 """Hash-guarded section overrides stored as TOML files, one per (namespace, prompt, tag).
 
 The store never drops entries it did not write; staleness is decided at render time. Every
-read-modify-write holds the file's lock and replaces the file atomically, so concurrent writers
-in any number of processes lose nothing; the root's `.gitignore` (written when absent) keeps
-lock and temp files out of review. Reads are cached per file by (mtime_ns, size, inode):
-a render costs one `stat` unless the file changed.
+read-modify-write holds the file's lock, reads the file from disk and replaces it atomically,
+so concurrent writers in any number of processes lose nothing on any filesystem; the root's
+`.gitignore` (written when absent) keeps lock and temp files out of review. Parses are cached
+by content (`promptkit.overrides.reading`).
+
+A render never fails because of a file: `resolve` falls back to the code's defaults for a file
+it cannot use and logs `override_unreadable` once per file and error, unless the store was made
+with `strict_overrides=True`. The other reads (`read_file`, `list_overrides`, the writes) raise.
 """
 
 from __future__ import annotations
@@ -12,16 +16,17 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
-from promptkit.durable import write_atomically
+from promptkit.durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
 from promptkit.overrides.atomic import ensure_ignore_file, locked, remove_file
-from promptkit.overrides.defaults import seed_body
+from promptkit.overrides.defaults import default_body, seed_entries
+from promptkit.overrides.files import DEFAULT_MAX_FILE_BYTES, OverrideFileError, require_inside
 from promptkit.overrides.layout import (
     FilePlace,
     override_files,
@@ -30,35 +35,39 @@ from promptkit.overrides.layout import (
     require_section_path,
     shared_file,
 )
-from promptkit.overrides.shared import SharedSectionOverride
+from promptkit.overrides.reading import Decoder, OverrideReader, Stored
+from promptkit.overrides.shared import ProvenanceValue, SharedSectionOverride
 from promptkit.overrides.toml_format import (
-    AUTHOR_KINDS,
     HASH_PATTERN,
     decode_prompt_override,
     decode_shared,
     encode_prompt_override,
     encode_shared,
 )
+from promptkit.overrides.validation import (
+    checked_author,
+    checked_entries,
+    checked_provenance,
+    checked_text,
+    checked_tool_entry,
+    find_tool,
+    writable_section,
+)
 from promptkit.prompt import (
     OverrideAuthor,
     Prompt,
     PromptDescriptor,
     PromptOverride,
-    SectionDescriptor,
     SectionOverride,
     SectionPath,
-    Tool,
     ToolOverride,
 )
-from promptkit.secrets import find_secrets
 
 _log = get_logger("promptkit.overrides")
 
 OPERATOR = OverrideAuthor("operator")
-SEED = OverrideAuthor("seed")
-_CACHE_LIMIT = 256
-_Stamp = tuple[int, int, int]
-_Stored = TypeVar("_Stored", PromptOverride, SharedSectionOverride)
+_PLACES_LIMIT = 256
+_Value = TypeVar("_Value", PromptOverride, SharedSectionOverride)
 
 
 class LocalPromptOverridesStore:
@@ -67,16 +76,30 @@ class LocalPromptOverridesStore:
     Files: `<root>/<ns segments>/<prompt_key>/<tag>.toml` for a prompt, and
     `<root>/_shared/<section_key>/<tag>.toml` for a section shared by every prompt with that
     key. `lock_timeout` bounds how long a write waits for another writer of the same file.
-    The first write also creates `<root>/.gitignore`, when absent, for the lock and temp files.
+    `strict_overrides=True` makes a render raise on a file it cannot use instead of falling
+    back to the defaults. `max_file_bytes` bounds the size of a file read or written (default
+    1 MiB). The first write also creates `<root>/.gitignore`, when absent, for the lock and
+    temp files.
     """
 
     def __init__(
-        self, root: str | os.PathLike[str] = "overrides", *, lock_timeout: float = 60.0
+        self,
+        root: str | os.PathLike[str] = "overrides",
+        *,
+        lock_timeout: float = 60.0,
+        strict_overrides: bool = False,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     ) -> None:
+        if not isinstance(max_file_bytes, int) or max_file_bytes <= 0:
+            raise OverridesError(
+                f"max_file_bytes must be a positive number of bytes, got {max_file_bytes!r}"
+            )
         self._root = Path(root)
         self._lock_timeout = lock_timeout
-        self._cache: dict[Path, tuple[_Stamp, PromptOverride | SharedSectionOverride]] = {}
-        self._cache_lock = threading.Lock()
+        self._strict = strict_overrides
+        self._max_file_bytes = max_file_bytes
+        self._reader = OverrideReader(self._root, max_file_bytes=max_file_bytes)
+        self._places_lock = threading.Lock()
         self._places: dict[tuple[str, str, str], tuple[Path, FilePlace]] = {}
 
     def __repr__(self) -> str:
@@ -85,6 +108,11 @@ class LocalPromptOverridesStore:
     @property
     def root(self) -> Path:
         return self._root
+
+    @property
+    def strict_overrides(self) -> bool:
+        """Whether a render raises on a file it cannot use (else: defaults, and one log)."""
+        return self._strict
 
     def prompt_file(self, ns: str, prompt_key: str, tag: str = "latest") -> Path:
         """The file that holds (ns, prompt_key, tag); OverridesError for an invalid name."""
@@ -97,34 +125,55 @@ class LocalPromptOverridesStore:
     # -- reading ------------------------------------------------------------------------------
 
     def resolve(self, descriptor: PromptDescriptor, tag: str = "latest") -> PromptOverride | None:
-        """Every entry stored for the prompt under `tag` (stale ones included), or None."""
+        """Every entry stored for the prompt under `tag` (stale ones included), or None.
+
+        A file that cannot be used gives None and one `override_unreadable` log (see the
+        module doc), or OverridesError with `strict_overrides=True`.
+        """
         file, place = self._prompt_place(descriptor.ns, descriptor.key, tag)
-        return self._read(file, place, decode_prompt_override)
+        return self._lenient(file, place, decode_prompt_override)
 
     def resolve_shared_section(self, section_key: str, tag: str) -> SectionOverride | None:
-        """The shared override of `section_key` under `tag`, if one is stored."""
+        """The shared override of `section_key` under `tag`, if one is stored (as `resolve`)."""
         shared = self.read_shared_section(section_key, tag)
         return shared.entry if shared else None
 
     def read_shared_section(self, section_key: str, tag: str) -> SharedSectionOverride | None:
-        """The shared override with the file it was read from, if one is stored."""
+        """The shared override with the file it was read from, if one is stored (as `resolve`)."""
         file = shared_file(self._root, section_key, tag)
         place = FilePlace("shared", tag=tag, section_key=section_key)
-        return self._read(file, place, decode_shared)
+        return self._lenient(file, place, decode_shared)
 
-    def list_overrides(self) -> tuple[PromptOverride | SharedSectionOverride, ...]:
+    def list_overrides(self) -> tuple[Stored, ...]:
         """Every file under the root, parsed; the first invalid one raises OverridesError."""
-        found: list[PromptOverride | SharedSectionOverride] = []
+        found: list[Stored] = []
         for file in override_files(self._root):
-            place = place_of(self._root, file)
-            value = self._read_place(file, place)
+            value = self.read_file(file)
             if value is not None:
                 found.append(value)
         return tuple(found)
 
-    def read_file(self, file: Path) -> PromptOverride | SharedSectionOverride | None:
-        """The parsed content of one file under the root, checked against its place."""
-        return self._read_place(file, place_of(self._root, file))
+    def read_file(self, file: Path) -> Stored | None:
+        """The parsed content of one file under the root, checked against its place;
+        OverrideFileError when it cannot be used."""
+        place = place_of(self._root, file)
+        return self._reader.read(file, place, _decoder(place))
+
+    def record_hand_edits(self, file: Path, *, dry_run: bool = False) -> bool:
+        """Rewrite `file` in promptkit's form when it differs from it, which records bodies
+        edited by hand as the operator's, dated by the file's modification time. True when the
+        file differs (and, unless `dry_run`, was rewritten)."""
+        place = place_of(self._root, file)
+        if dry_run:
+            value = self._reader.read(file, place, _decoder(place))
+            return value is not None and self._differs(file, value)
+        with self._locked(file):
+            value = self._reader.read(file, place, _decoder(place))
+            if value is None or not self._differs(file, value):
+                return False
+            self._write(file, self._encode(value), value)
+        _log.info("overrides_hand_edits_recorded", file=str(file))
+        return True
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -140,40 +189,7 @@ class LocalPromptOverridesStore:
                 f" {descriptor.ns}/{descriptor.key}; pass the matching prompt's descriptor"
             )
         self._prompt_place(descriptor.ns, descriptor.key, override.tag)
-        sections: dict[SectionPath, SectionOverride] = {}
-        for raw_path, entry in override.sections.items():
-            path = require_section_path(raw_path)
-            target = _writable_section(descriptor, path)
-            if entry.expected_hash != target.content_hash:
-                raise OverridesError(
-                    f"{descriptor.ns}/{descriptor.key} section {'/'.join(path)}: expected_hash"
-                    f" {entry.expected_hash} does not match the section's current hash"
-                    f" {target.content_hash}; write against the current code (for instance with"
-                    " set_section_override); nothing was written"
-                )
-            where = f"section {'/'.join(path)}"
-            if not isinstance(entry.updated_at, datetime) or entry.updated_at.tzinfo is None:
-                raise OverridesError(f"{where}: updated_at must be a timezone-aware datetime")
-            sections[path] = SectionOverride(
-                entry.expected_hash,
-                _checked_text(entry.body, where=where),
-                entry.updated_at.replace(microsecond=0),
-                _checked_author(entry.source),
-            )
-        tools: dict[str, ToolOverride] = {}
-        for name, tool_entry in override.tools.items():
-            tool = descriptor.tool(name)
-            if tool is None:
-                raise OverridesError(
-                    f"{descriptor.ns}/{descriptor.key} has no tool {name!r}; nothing was written"
-                )
-            if tool_entry.expected_contract_hash != tool.contract_hash:
-                raise OverridesError(
-                    f"{descriptor.ns}/{descriptor.key} tool {name}: expected_contract_hash"
-                    f" {tool_entry.expected_contract_hash} does not match the tool's current"
-                    f" hash {tool.contract_hash}; nothing was written"
-                )
-            tools[name] = _checked_tool_entry(tool_entry, where=f"tool {name}")
+        sections, tools = checked_entries(descriptor, override)
         return self._merge(descriptor.ns, descriptor.key, override.tag, sections, tools)
 
     def set_section_override(
@@ -192,12 +208,20 @@ class LocalPromptOverridesStore:
         """
         section_path = require_section_path(path)
         self._prompt_place(prompt.ns, prompt.key, tag)
-        target = _writable_section(prompt.descriptor, section_path)
+        target = writable_section(prompt.descriptor, section_path)
+        section = prompt.section_at(section_path)
         entry = SectionOverride(
             expected_hash=target.content_hash,
-            body=_checked_text(body, where=f"section {'/'.join(section_path)}"),
+            body=checked_text(body, where=f"section {'/'.join(section_path)}"),
             updated_at=_now(),
-            source=_checked_author(source or OPERATOR),
+            source=checked_author(source or OPERATOR),
+            # The default is kept as the base of a merge once the code changes; a section
+            # that opts out of seeding (a workspace digest) has no default worth merging.
+            code_default=(
+                default_body(section, ns=prompt.ns, prompt_key=prompt.key, path=section_path)
+                if section is not None and section.seedable
+                else None
+            ),
         )
         return self._merge(prompt.ns, prompt.key, tag, {section_path: entry}, {})
 
@@ -212,7 +236,7 @@ class LocalPromptOverridesStore:
     ) -> PromptOverride:
         """Store a description (and parameter descriptions) for `tool`, against its contract."""
         self._prompt_place(prompt.ns, prompt.key, tag)
-        target = _find_tool(prompt, tool)
+        target = find_tool(prompt, tool)
         if target is None:
             raise OverridesError(
                 f"{prompt.ns}/{prompt.key} has no tool {tool!r}; nothing was written"
@@ -224,7 +248,7 @@ class LocalPromptOverridesStore:
                 f"tool {tool}: no parameters named {unknown} (parameters: {sorted(known)});"
                 " nothing was written"
             )
-        entry = _checked_tool_entry(
+        entry = checked_tool_entry(
             ToolOverride(target.contract_hash, description, dict(param_descriptions or {})),
             where=f"tool {tool}",
         )
@@ -238,29 +262,7 @@ class LocalPromptOverridesStore:
         left out, so a seeded placeholder never hides a missing digest.
         """
         self._prompt_place(prompt.ns, prompt.key, tag)
-        now = _now()
-        sections: dict[SectionPath, SectionOverride] = {}
-        tools: dict[str, ToolOverride] = {}
-        for path, section in prompt.iter_sections():
-            body = seed_body(section, ns=prompt.ns, prompt_key=prompt.key, path=path)
-            if body is not None:
-                findings = find_secrets(body)
-                if findings:
-                    _log.warning(
-                        "seed_section_skipped",
-                        ns=prompt.ns,
-                        prompt_key=prompt.key,
-                        path="/".join(path),
-                        reason="credential-like text",
-                        rules=sorted({finding.rule for finding in findings}),
-                    )
-                else:
-                    sections[path] = SectionOverride(section.content_hash, body, now, SEED)
-            if section.seedable:
-                for tool in section.tools:
-                    tools[tool.name] = ToolOverride(
-                        tool.contract_hash, tool.description, _param_descriptions(tool)
-                    )
+        sections, tools = seed_entries(prompt, now=_now())
         return self._merge(prompt.ns, prompt.key, tag, sections, tools, keep_existing=True)
 
     def delete(self, *, ns: str, prompt_key: str, tag: str) -> bool:
@@ -287,11 +289,17 @@ class LocalPromptOverridesStore:
         body: str,
         expected_hash: str,
         source: OverrideAuthor,
+        provenance: Mapping[str, ProvenanceValue] | None = None,
+        workspace: Path | None = None,
+        updated_at: datetime | None = None,
     ) -> SectionOverride:
         """Store `body` for every prompt with a `section_key` section hashing to `expected_hash`.
 
         It replaces the previous shared body of that key and tag; prompts' own overrides of
-        the section are untouched and still win over it.
+        the section are untouched and still win over it. `provenance` (text, flag or notes per
+        field) and `workspace` (the folder the body describes, stored relative to the root)
+        are kept with it for freshness checks. `updated_at` (default: now) is for putting back
+        an entry as it was.
         """
         file = shared_file(self._root, section_key, tag)
         if not isinstance(expected_hash, str) or HASH_PATTERN.fullmatch(expected_hash) is None:
@@ -299,18 +307,28 @@ class LocalPromptOverridesStore:
                 f"shared section {section_key}: expected_hash must be the section's content hash"
                 f" (64 lower-case hex digits), got {expected_hash!r}"
             )
+        where = f"shared section {section_key}"
         entry = SectionOverride(
             expected_hash=expected_hash,
-            body=_checked_text(body, where=f"shared section {section_key}"),
-            updated_at=_now(),
-            source=_checked_author(source),
+            body=checked_text(body, where=where),
+            updated_at=updated_at.replace(microsecond=0) if updated_at else _now(),
+            source=checked_author(source),
         )
-        place = FilePlace("shared", tag=tag, section_key=section_key)
+        checked_provenance(provenance, where=where)
+        shared = SharedSectionOverride(
+            section_key,
+            tag,
+            entry,
+            str(file),
+            provenance=dict(provenance) if provenance is not None else None,
+            workspace=Path(workspace) if workspace is not None else None,
+        )
         with self._locked(file):
             # Read first so that a malformed file is reported, not silently replaced.
-            self._read(file, place, decode_shared)
-            shared = SharedSectionOverride(section_key, tag, entry, str(file))
-            self._write(file, encode_shared(shared), shared)
+            self._reader.read(
+                file, FilePlace("shared", tag=tag, section_key=section_key), decode_shared
+            )
+            self._write(file, self._encode(shared), shared)
         return entry
 
     def delete_shared_section(self, *, section_key: str, tag: str) -> bool:
@@ -325,72 +343,65 @@ class LocalPromptOverridesStore:
         if known is None:
             file = prompt_file(self._root, ns, prompt_key, tag)
             known = (file, FilePlace("prompt", tag=tag, ns=ns, prompt_key=prompt_key))
-            with self._cache_lock:
-                if len(self._places) >= _CACHE_LIMIT:
+            with self._places_lock:
+                if len(self._places) >= _PLACES_LIMIT:
                     self._places.clear()
                 self._places[key] = known
         return known
 
     @contextlib.contextmanager
     def _locked(self, file: Path) -> Iterator[None]:
-        """Hold the lock of `file`, whose lock file the root's `.gitignore` keeps out of git."""
+        """Hold the lock of `file`, whose lock file the root's `.gitignore` keeps out of git;
+        refused before anything is created when the file's folder leads out of the root."""
+        require_inside(self._root, file)
         ensure_ignore_file(self._root)
         with locked(file, timeout=self._lock_timeout):
+            # A writer killed mid-write left its temp file; under the lock it is no one's.
+            remove_orphaned_temps(file)
             yield
 
-    def _read_place(
-        self, file: Path, place: FilePlace
-    ) -> PromptOverride | SharedSectionOverride | None:
-        if place.kind == "shared":
-            return self._read(file, place, decode_shared)
-        return self._read(file, place, decode_prompt_override)
-
-    def _read(
-        self,
-        file: Path,
-        place: FilePlace,
-        decode: Callable[..., _Stored],
-    ) -> _Stored | None:
+    def _lenient(self, file: Path, place: FilePlace, decode: Decoder[_Value]) -> _Value | None:
+        """`read`, except that a file that cannot be used gives None and one log record."""
         try:
-            stat = file.stat()
-        except FileNotFoundError:
+            return self._reader.read(file, place, decode)
+        except OverrideFileError as error:
+            if self._strict:
+                raise
+            if self._reader.first_report(error):
+                _log.error(
+                    "override_unreadable",
+                    file=error.file,
+                    line=error.line,
+                    reason=error.reason,
+                    fallback="the code's default text is rendered instead",
+                    hint="run `promptkit overrides check`; strict_overrides=True makes this raise",
+                )
             return None
-        cached = self._cache.get(file)
-        if cached is not None and cached[0] == (stat.st_mtime_ns, stat.st_size, stat.st_ino):
-            return cast(_Stored, cached[1])
-        try:
-            with file.open("rb") as handle:
-                # The stamp comes from the open file, so a replace between stat and open cannot
-                # pair new text with an old stamp.
-                opened = os.fstat(handle.fileno())
-                raw = handle.read()
-        except FileNotFoundError:
-            return None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = raw[: error.start].count(b"\n") + 1
-            raise OverridesError(
-                f"{file} line {line}: not UTF-8 text; save the file as UTF-8"
-            ) from None
-        value = decode(text, file=file, place=place)
-        self._remember(file, opened, value)
-        return value
 
-    def _write(self, file: Path, text: str, value: PromptOverride | SharedSectionOverride) -> None:
-        """Replace `file` with `text` (the caller holds its lock) and cache `value` for it."""
+    def _differs(self, file: Path, value: Stored) -> bool:
+        return self._encode(value).encode("utf-8") != self._reader.cached_bytes(file)
+
+    def _encode(self, value: Stored) -> str:
+        if isinstance(value, PromptOverride):
+            return encode_prompt_override(value)
+        workspace = None
+        if value.workspace is not None:
+            relative = os.path.relpath(value.workspace.resolve(), self._root.resolve())
+            workspace = Path(relative).as_posix()
+        return encode_shared(value, workspace=workspace)
+
+    def _write(self, file: Path, text: str, value: Stored) -> None:
+        """Replace `file` with `text` (the caller holds its lock) and remember `value` for it."""
+        size = len(text.encode("utf-8"))
+        if size > self._max_file_bytes:
+            raise OverrideFileError(
+                file,
+                f"would be {size} bytes, over the limit of {self._max_file_bytes} bytes for an"
+                " override file; nothing was written (shorten the text, or pass a larger"
+                " max_file_bytes to LocalPromptOverridesStore)",
+            )
         write_atomically(file, text)
-        # Under the lock nobody else can have replaced the file yet, so this stamp is ours; a
-        # writer that takes the lock again next skips re-reading what it just wrote.
-        self._remember(file, file.stat(), value)
-
-    def _remember(
-        self, file: Path, stat: os.stat_result, value: PromptOverride | SharedSectionOverride
-    ) -> None:
-        with self._cache_lock:
-            if len(self._cache) >= _CACHE_LIMIT and file not in self._cache:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[file] = ((stat.st_mtime_ns, stat.st_size, stat.st_ino), value)
+        self._reader.wrote(file, text, value)
 
     def _remove_file(self, file: Path) -> bool:
         if not file.exists():
@@ -398,12 +409,8 @@ class LocalPromptOverridesStore:
             return False
         with self._locked(file):
             removed = remove_file(file)
-        self._forget(file)
+        self._reader.forget(file)
         return removed
-
-    def _forget(self, file: Path) -> None:
-        with self._cache_lock:
-            self._cache.pop(file, None)
 
     def _merge(
         self,
@@ -422,7 +429,8 @@ class LocalPromptOverridesStore:
         """
         file, place = self._prompt_place(ns, prompt_key, tag)
         with self._locked(file):
-            current = self._read(file, place, decode_prompt_override) or PromptOverride(
+            # Read from disk under the lock: the merge is into what another writer just wrote.
+            current = self._reader.read(file, place, decode_prompt_override) or PromptOverride(
                 ns=ns, prompt_key=prompt_key, tag=tag, location=str(file)
             )
             if keep_existing:
@@ -461,7 +469,7 @@ class LocalPromptOverridesStore:
         if not file.exists():
             return False
         with self._locked(file):
-            current = self._read(file, place, decode_prompt_override)
+            current = self._reader.read(file, place, decode_prompt_override)
             if current is None:
                 return False
             sections = {p: e for p, e in current.sections.items() if p != section}
@@ -475,75 +483,8 @@ class LocalPromptOverridesStore:
         return True
 
 
-def _writable_section(descriptor: PromptDescriptor, path: SectionPath) -> SectionDescriptor:
-    target = descriptor.section(path)
-    name = f"{descriptor.ns}/{descriptor.key}"
-    if target is None:
-        writable = [
-            "/".join(entry.path) for entry in descriptor.sections if entry.accepts_overrides
-        ]
-        shown = ", ".join(writable[:12]) + (", ..." if len(writable) > 12 else "")
-        raise OverridesError(
-            f"prompt {name} has no section at {'/'.join(path)!r} (sections that accept"
-            f" overrides: {shown or 'none'}); nothing was written"
-        )
-    if not target.accepts_overrides:
-        raise OverridesError(
-            f"prompt {name} section {'/'.join(path)} does not accept overrides; nothing was written"
-        )
-    return target
-
-
-def _checked_text(text: object, *, where: str) -> str:
-    if not isinstance(text, str):
-        raise OverridesError(f"{where}: the text must be a str, got {type(text).__name__}")
-    # TOML turns a CRLF inside a multi-line string into LF on reading; storing LF keeps the
-    # text read back equal to the text written.
-    text = text.replace("\r\n", "\n")
-    findings = find_secrets(text)
-    if findings:
-        where_found = ", ".join(f"{f.rule} on line {f.line}" for f in findings)
-        raise OverridesError(
-            f"{where}: the text contains what looks like a credential ({where_found}); remove it"
-            " and refer to it by name instead; nothing was written"
-        )
-    return text
-
-
-def _checked_tool_entry(entry: ToolOverride, *, where: str) -> ToolOverride:
-    description = (
-        None if entry.description is None else _checked_text(entry.description, where=where)
-    )
-    params: dict[str, str] = {}
-    for name, text in entry.param_descriptions.items():
-        if not isinstance(name, str) or not name:
-            raise OverridesError(f"{where}: parameter names must be non-empty strings")
-        params[name] = _checked_text(text, where=f"{where} parameter {name}")
-    return ToolOverride(entry.expected_contract_hash, description, params)
-
-
-def _checked_author(author: OverrideAuthor) -> OverrideAuthor:
-    if not isinstance(author, OverrideAuthor) or author.kind not in AUTHOR_KINDS:
-        raise OverridesError(
-            f"source must be OverrideAuthor('operator'|'optimizer'|'seed', model), got {author!r}"
-        )
-    if author.model is not None and not isinstance(author.model, str):
-        raise OverridesError(f"source model must be a string, got {author.model!r}")
-    return author
-
-
-def _find_tool(prompt: Prompt[Any], name: str) -> Tool[Any] | None:
-    tools = (tool for _, section in prompt.iter_sections() for tool in section.tools)
-    return next((tool for tool in tools if tool.name == name), None)
-
-
-def _param_descriptions(tool: Tool[Any]) -> dict[str, str]:
-    properties = tool.parameters_schema.get("properties", {})
-    return {
-        name: schema["description"]
-        for name, schema in properties.items()
-        if isinstance(schema, dict) and isinstance(schema.get("description"), str)
-    }
+def _decoder(place: FilePlace) -> Decoder[Any]:
+    return decode_shared if place.kind == "shared" else decode_prompt_override
 
 
 def _now() -> datetime:

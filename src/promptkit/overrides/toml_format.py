@@ -5,11 +5,18 @@ path (`[sections."intro/child"]`) and one per tool (`[tools.search]`). Entries a
 diff shows only what changed, and bodies are multi-line strings a person can edit. Reading
 checks the header against the file's place and every field's type, and reports the file and
 line of the first problem.
+
+Each section entry records `body_sha256`, the hash of the body as promptkit wrote it. A body
+that no longer matches was edited by hand: it is read as the operator's, dated by the file's
+modification time, and the next write records it so. A shared file may end with a
+`[provenance]` table of what its body describes (`SharedSectionOverride.provenance`).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -20,10 +27,10 @@ from typing import Any, cast, get_args
 
 import tomli_w
 
-from promptkit.errors import OverridesError
 from promptkit.names import is_valid_key
+from promptkit.overrides.files import OverrideFileError
 from promptkit.overrides.layout import FilePlace
-from promptkit.overrides.shared import SharedSectionOverride
+from promptkit.overrides.shared import ProvenanceValue, SharedSectionOverride
 from promptkit.prompt import (
     OverrideAuthor,
     PromptOverride,
@@ -41,9 +48,13 @@ _At = int | tuple[str, str] | None
 HASH_PATTERN = re.compile(r"[0-9a-f]{64}")
 AUTHOR_KINDS: tuple[str, ...] = get_args(AuthorKind)
 
-FIX_HINT = "fix the file by hand or run `promptkit overrides check` to list every problem"
 _AT_LINE = re.compile(r"\(at line (\d+), column \d+\)$")
-_SECTION_KEYS = frozenset({"expected_hash", "updated_at", "source", "model", "body"})
+_SECTION_KEYS = frozenset(
+    {"expected_hash", "updated_at", "source", "model", "body_sha256", "code_default", "body"}
+)
+_OPERATOR = OverrideAuthor("operator")
+_PROVENANCE = "provenance"
+_WORKSPACE = "workspace"
 _REQUIRED_SECTION_KEYS = ("expected_hash", "updated_at", "source", "body")
 _TOOL_KEYS = frozenset({"expected_contract_hash", "description", "param_descriptions"})
 _PROMPT_HEADER = ("ns", "prompt_key", "tag")
@@ -81,14 +92,20 @@ def _tool_chunk(name: str, entry: ToolOverride) -> str:
     return tomli_w.dumps({"tools": {name: _tool_table(entry)}}, multiline_strings=True)
 
 
-def encode_shared(shared: SharedSectionOverride) -> str:
-    """The file text for a shared section override."""
+def encode_shared(shared: SharedSectionOverride, *, workspace: str | None = None) -> str:
+    """The file text for a shared section override; `workspace` is its workspace's folder as
+    stored (relative to the root), written into `[provenance]` with `shared.provenance`."""
     document: dict[str, Any] = {
         "version": FORMAT_VERSION,
         "section_key": shared.section_key,
         "tag": shared.tag,
         **_section_table(shared.entry),
     }
+    if shared.provenance is not None or workspace is not None:
+        provenance: dict[str, Any] = {} if workspace is None else {_WORKSPACE: workspace}
+        for key, value in (shared.provenance or {}).items():
+            provenance[key] = list(value) if isinstance(value, tuple) else value
+        document[_PROVENANCE] = provenance
     comment = (
         f"# promptkit shared override of section {shared.section_key!r}, tag {shared.tag!r}:"
         "\n# used by every prompt with a section of this key that has no override of its own.\n\n"
@@ -96,10 +113,15 @@ def encode_shared(shared: SharedSectionOverride) -> str:
     return comment + tomli_w.dumps(document, multiline_strings=True)
 
 
-def decode_prompt_override(text: str, *, file: Path, place: FilePlace) -> PromptOverride:
-    """Parse and check a prompt file; OverridesError names the file and line of a problem."""
+def decode_prompt_override(
+    text: str, *, file: Path, place: FilePlace, modified_at: datetime | None = None
+) -> PromptOverride:
+    """Parse and check a prompt file; OverrideFileError names the file and line of a problem.
+
+    `modified_at` (the file's modification time) dates entries edited by hand.
+    """
     data = _parse(text, file)
-    reader = _Reader(text, file)
+    reader = _Reader(text, file, modified_at)
     reader.check_header(data, place, _PROMPT_HEADER, allowed={"sections", "tools"})
     sections: dict[SectionPath, SectionOverride] = {}
     for name, value in reader.table(data, "sections").items():
@@ -130,19 +152,41 @@ def decode_prompt_override(text: str, *, file: Path, place: FilePlace) -> Prompt
     )
 
 
-def decode_shared(text: str, *, file: Path, place: FilePlace) -> SharedSectionOverride:
-    """Parse and check a shared section file."""
+def decode_shared(
+    text: str, *, file: Path, place: FilePlace, modified_at: datetime | None = None
+) -> SharedSectionOverride:
+    """Parse and check a shared section file (`<root>/_shared/<key>/<tag>.toml`)."""
     data = _parse(text, file)
-    reader = _Reader(text, file)
-    reader.check_header(data, place, _SHARED_HEADER, allowed=_SECTION_KEYS)
+    reader = _Reader(text, file, modified_at)
+    reader.check_header(data, place, _SHARED_HEADER, allowed={*_SECTION_KEYS, _PROVENANCE})
     fields = {key: value for key, value in data.items() if key in _SECTION_KEYS}
     entry = reader.section_entry(fields, where="entry", at=None, allowed=_SECTION_KEYS)
-    return SharedSectionOverride(place.section_key, place.tag, entry, str(file))
+    provenance = reader.provenance(data.get(_PROVENANCE))
+    workspace = provenance.pop(_WORKSPACE, None) if provenance is not None else None
+    if workspace is not None and not isinstance(workspace, str):
+        raise reader.error(reader.table_header(_PROVENANCE), "provenance.workspace must be a path")
+    return SharedSectionOverride(
+        place.section_key,
+        place.tag,
+        entry,
+        str(file),
+        provenance=provenance,
+        # The folder is stored relative to the root, which is two levels above this file.
+        workspace=Path(os.path.normpath(file.parents[2] / workspace)) if workspace else None,
+    )
 
 
 def _parse(text: str, file: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables recursively.
+        raise OverrideFileError(
+            file,
+            "malformed TOML: values are nested too deeply to read (an override file needs no"
+            " nesting below its tables)",
+            line=_deepest_line(text),
+        ) from None
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         line = getattr(error, "lineno", None)
@@ -152,9 +196,28 @@ def _parse(text: str, file: Path) -> dict[str, Any]:
         elif line is None:
             line = text.count("\n") + 1
         message = _AT_LINE.sub("", message).replace("(at end of document)", "").strip()
-        raise OverridesError(
-            f"{file} line {line}: malformed TOML: {message} ({FIX_HINT})"
-        ) from None
+        raise OverrideFileError(file, f"malformed TOML: {message}", line=line) from None
+
+
+def _deepest_line(text: str) -> int:
+    """The line where `[`/`{` nesting is deepest (strings are not skipped: a hint only)."""
+    depth = deepest = 0
+    line = where = 1
+    for character in text:
+        if character in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, line
+        elif character in "]}":
+            depth = max(0, depth - 1)
+        elif character == "\n":
+            line += 1
+    return where
+
+
+def body_sha256(body: str) -> str:
+    """The hash recorded with a body, to tell later whether it was edited by hand."""
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
 def _section_table(entry: SectionOverride) -> dict[str, Any]:
@@ -165,6 +228,9 @@ def _section_table(entry: SectionOverride) -> dict[str, Any]:
     }
     if entry.source.model is not None:
         table["model"] = entry.source.model
+    table["body_sha256"] = body_sha256(entry.body)
+    if entry.code_default is not None:
+        table["code_default"] = entry.code_default
     table["body"] = entry.body
     return table
 
@@ -186,6 +252,17 @@ def table_line(lines: list[str], table: str, name: str) -> int | None:
     return next((n for n, line in enumerate(lines, 1) if pattern.match(line)), None)
 
 
+def key_line(lines: list[str], key: str) -> int | None:
+    """The line number of a top-level `key = ...` in `lines`, before the first table."""
+    pattern = re.compile(rf'\s*(?:{re.escape(key)}|"{re.escape(key)}")\s*=')
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("["):
+            return None
+        if pattern.match(line):
+            return number
+    return None
+
+
 def _quoted(name: str) -> str:
     return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else f'"{name}"'
 
@@ -193,29 +270,23 @@ def _quoted(name: str) -> str:
 class _Reader:
     """Checks parsed data against the format, knowing the text to point at lines."""
 
-    def __init__(self, text: str, file: Path) -> None:
+    def __init__(self, text: str, file: Path, modified_at: datetime | None) -> None:
         self.text = text
         self.file = file
+        self.modified_at = modified_at
 
     @cached_property
     def lines(self) -> list[str]:
         return self.text.splitlines()
 
-    def error(self, at: _At, message: str) -> OverridesError:
+    def error(self, at: _At, message: str) -> OverrideFileError:
         """An error at a line number, or at the header line of a (table, name) entry."""
         line = table_line(self.lines, *at) if isinstance(at, tuple) else at
-        where = f"{self.file} line {line}" if line else str(self.file)
-        return OverridesError(f"{where}: {message} ({FIX_HINT})")
+        return OverrideFileError(self.file, message, line=line)
 
     def key_line(self, key: str) -> int | None:
         """The line of a top-level `key = ...`, before the first table."""
-        pattern = re.compile(rf'\s*(?:{re.escape(key)}|"{re.escape(key)}")\s*=')
-        for number, line in enumerate(self.lines, 1):
-            if line.lstrip().startswith("["):
-                return None
-            if pattern.match(line):
-                return number
-        return None
+        return key_line(self.lines, key)
 
     def check_header(
         self,
@@ -283,7 +354,42 @@ class _Reader:
         if model is not None and not isinstance(model, str):
             raise self.error(at, f"{where}: model must be a string")
         author = OverrideAuthor(cast(AuthorKind, source), model)
-        return SectionOverride(expected_hash, body, updated_at, author)
+        recorded_hash = fields.get("body_sha256")
+        if recorded_hash is not None and (
+            not isinstance(recorded_hash, str) or HASH_PATTERN.fullmatch(recorded_hash) is None
+        ):
+            raise self.error(at, f"{where}: body_sha256 must be 64 lower-case hex digits")
+        code_default = fields.get("code_default")
+        if code_default is not None and not isinstance(code_default, str):
+            raise self.error(at, f"{where}: code_default must be a string")
+        if recorded_hash is not None and recorded_hash != body_sha256(body):
+            # Edited by hand since promptkit wrote it: the text is the operator's now.
+            author = _OPERATOR
+            updated_at = self.modified_at or datetime.now(UTC).replace(microsecond=0)
+        return SectionOverride(expected_hash, body, updated_at, author, code_default)
+
+    def provenance(self, value: object) -> dict[str, ProvenanceValue] | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise self.error(self.key_line(_PROVENANCE), "provenance must be a table")
+        fields: dict[str, ProvenanceValue] = {}
+        for key, item in value.items():
+            if isinstance(item, list) and all(isinstance(note, str) for note in item):
+                fields[key] = tuple(item)
+            elif isinstance(item, str | bool):
+                fields[key] = item
+            else:
+                raise self.error(
+                    self.table_header(_PROVENANCE),
+                    f"provenance.{key} must be text, true/false or a list of text",
+                )
+        return fields
+
+    def table_header(self, name: str) -> int | None:
+        """The line of the `[name]` table header."""
+        pattern = re.compile(rf"\s*\[\s*{re.escape(name)}\s*\]")
+        return next((n for n, line in enumerate(self.lines, 1) if pattern.match(line)), None)
 
     def tool_entry(self, value: object, *, where: str, at: _At) -> ToolOverride:
         fields = self._fields(value, where=where, at=at, allowed=_TOOL_KEYS)

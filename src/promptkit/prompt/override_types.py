@@ -28,12 +28,17 @@ class OverrideAuthor:
 
 @dataclass(frozen=True)
 class SectionOverride:
-    """Replacement body for one section, valid while the section's hash is `expected_hash`."""
+    """Replacement body for one section, valid while the section's hash is `expected_hash`.
+
+    `code_default` is the section's default text in the code the body was written against,
+    when the store recorded it: once the code changes, it is the base of a three-way merge.
+    """
 
     expected_hash: str
     body: str
     updated_at: datetime
     source: OverrideAuthor
+    code_default: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The workspace REPL: one prompt with a workspace digest, and the commands around it.
 
 `WorkspaceRepl` is a stdlib `cmd.Cmd` over a prompt that has a `WorkspaceDigestSection`:
-`optimize [session|global]` writes and stores the digest, `ask [--params JSON|@FILE] <message>`
-evaluates the prompt (with its params, as `promptkit render --params` takes them),
+`optimize [session|global [force]]` writes and stores the digest (GLOBAL asks before it
+replaces a digest an operator wrote), `ask [--params JSON|@FILE] <message>` evaluates the prompt
+(with its params, as `promptkit render --params` takes them),
 `digest` says which digest a render would use and how current it is, `overrides` lists the
 stored overrides for the prompt, `history` lists the executed prompts and tool calls of the
 session with token usage. `promptkit repl` runs it for any such prompt; the code-review example
@@ -38,17 +39,20 @@ from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_w
 from promptkit.discovery.references import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
 from promptkit.failures import describe_failure
-from promptkit.optimize import OptimizationScope, WriterChoice, optimize_workspace_digest
-from promptkit.overrides import LocalPromptOverridesStore, SharedSectionOverride
-from promptkit.overrides.check import entry_states, shared_states
+from promptkit.optimize import (
+    OperatorOverrideError,
+    OptimizationScope,
+    WriterChoice,
+    optimize_workspace_digest,
+)
+from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import (
     Prompt,
-    PromptOverride,
     params_from_json,
     read_params_argument,
 )
 from promptkit.repl.progress import Progress
-from promptkit.repl.report import entry_line, history_lines, resolution_lines, usage_line
+from promptkit.repl.report import history_lines, overrides_lines, resolution_lines, usage_line
 from promptkit.secrets import redact_secrets
 from promptkit.session import (
     PromptExecuted,
@@ -269,18 +273,38 @@ class WorkspaceRepl(cmd.Cmd):
     # -- optimize ---------------------------------------------------------------------------
 
     def do_optimize(self, arg: str) -> None:
-        """optimize [session|global]: write the workspace digest and store it.
+        """optimize [session|global [force]]: write the workspace digest and store it.
 
         session (the default) keeps the digest in this workspace's session, where `render` and
-        the next REPL find it. global writes it into the overrides folder under the tag (as
-        this prompt's override and as the shared digest any prompt with the same digest
-        section finds) and clears the session's digest so the override is used.
+        the next REPL find it. global writes it into the overrides folder under the tag (as the
+        shared digest any prompt with the same digest section finds) and clears the session's
+        digest so the override is used. A digest an operator wrote is replaced only when you
+        answer yes to the question, or with `optimize global force`.
         """
         words = arg.split()
-        if len(words) > 1 or (words and words[0] not in ("session", "global")):
-            self.fail(f"optimize takes session or global, got {arg.strip()!r}")
+        if words not in ([], ["session"], ["global"], ["global", "force"]):
+            self.fail(f"optimize takes session, global or global force, got {arg.strip()!r}")
             return
         scope = OptimizationScope(words[0] if words else "session")
+        try:
+            self._optimize(scope, overwrite_operator=words[1:] == ["force"])
+        except OperatorOverrideError as refused:
+            question = f"{refused.location} holds a digest an operator wrote; replace it? [y/N] "
+            if not self.confirm(question):
+                self.fail(f"{refused}")
+                return
+            self._optimize(scope, overwrite_operator=True)
+
+    def confirm(self, question: str) -> bool:
+        """Ask a yes/no question on the REPL's streams; only `y` or `yes` is a yes."""
+        self.stdout.write(question)
+        self.stdout.flush()
+        answer = self.stdin.readline()
+        if not self.is_interactive:  # shown, so a piped transcript reads like a session
+            self.stdout.write(answer if answer.endswith("\n") else answer + "\n")
+        return answer.strip().lower() in ("y", "yes")
+
+    def _optimize(self, scope: OptimizationScope, *, overwrite_operator: bool) -> None:
         writer = self.setup.choice.writer
         progress = Progress(self.output, live=self.is_interactive)
         progress.say(
@@ -298,6 +322,7 @@ class WorkspaceRepl(cmd.Cmd):
                 overrides_tag=self.setup.tag,
                 session=self.session,
                 optimization_session=run_session,
+                overwrite_operator=overwrite_operator,
             )
         finally:
             stop_forwarding()
@@ -309,22 +334,12 @@ class WorkspaceRepl(cmd.Cmd):
             len(result.response.tool_calls), usage.input_tokens, usage.output_tokens, usage.cost
         )
         self.say(f"stored the {result.section_key!r} digest ({len(result.digest)} characters) in:")
-        for where in self._storage_places(scope, result.section_key):
-            self.say(f"  {where}")
-        self.say("`digest` shows it")
-
-    def _storage_places(self, scope: OptimizationScope, section_key: str) -> list[str]:
         if scope is OptimizationScope.SESSION:
-            state = self.setup.state
-            folder = state.session_dir(self.setup.workspace, self.session.session_id)
-            return [f"session {self.session.session_id} ({folder})"]
-        overrides = self.setup.overrides
-        prompt = self._prompt
-        return [
-            str(overrides.prompt_file(prompt.ns, prompt.key, self.setup.tag)),
-            f"{overrides.shared_file(section_key, self.setup.tag)} (shared by every prompt with"
-            f" a {section_key!r} section)",
-        ]
+            folder = self.setup.state.session_dir(self.setup.workspace, self.session.session_id)
+            self.say(f"  session {self.session.session_id} ({folder})")
+        for location in result.locations:
+            self.say(f"  {location}")
+        self.say("`digest` shows it")
 
     def _record_in_history(self, event: object) -> None:
         # The optimization runs on a session of its own; its tool calls and answer are copied
@@ -433,35 +448,8 @@ class WorkspaceRepl(cmd.Cmd):
 
     def do_overrides(self, arg: str) -> None:
         """overrides: list the stored overrides of this prompt (every tag) and which apply."""
-        prompt = self._prompt
         store = self.setup.overrides
-        found = [
-            value
-            for value in store.list_overrides()
-            if (
-                isinstance(value, PromptOverride)
-                and (value.ns, value.prompt_key) == (prompt.ns, prompt.key)
-            )
-            or (isinstance(value, SharedSectionOverride) and shared_states([prompt], value))
-        ]
-        if not found:
-            self.say(
-                f"no overrides for {prompt.ns}/{prompt.key} under {store.root}"
-                " (`optimize global` writes the digest there)"
-            )
-            return
-        heading = f"overrides for {prompt.ns}/{prompt.key} under {store.root}"
-        lines = [f"{heading} (in use: tag {self.setup.tag})"]
-        for value in found:
-            if isinstance(value, SharedSectionOverride):
-                lines.append(f"tag {value.tag}, shared {value.section_key}: {value.location}")
-                for state in shared_states([prompt], value):
-                    lines.append(entry_line(state, value.entry))
-                continue
-            lines.append(f"tag {value.tag}: {value.location}")
-            for state in entry_states(prompt, value):
-                entry = value.sections.get(tuple(state.name.split("/")))
-                lines.append(entry_line(state, entry if state.table == "sections" else None))
+        lines = overrides_lines(self._prompt, store.list_overrides(), store.root, self.setup.tag)
         self.say("\n".join(lines))
 
     # -- history ----------------------------------------------------------------------------

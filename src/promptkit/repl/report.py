@@ -12,17 +12,20 @@ from typing import TYPE_CHECKING, Any
 from promptkit.repl.progress import tool_call_text
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from promptkit.adapters import PromptResponse, TokenUsage
     from promptkit.digest import DigestResolution
     from promptkit.overrides.check import EntryState
-    from promptkit.prompt import SectionOverride
+    from promptkit.prompt import Prompt, SectionOverride
     from promptkit.session import PromptExecuted, ToolInvoked
 
 
 def resolution_lines(resolution: DigestResolution, *, origin: str) -> list[str]:
     """How `digest status` and the REPL's `digest` describe a resolved digest, one aligned
     `name: value` line each: the section, `origin` (as the caller words where the body came
-    from), when it was updated and how long ago, its author, and whether it is fresh."""
+    from), when it was updated and how long ago, its author, whether it is fresh, and the
+    stored override a session digest hides, if any."""
     lines = [f"section:   {resolution.section_key}", f"origin:    {origin}"]
     if resolution.updated_at is not None:
         age = describe_age(datetime.now(UTC) - resolution.updated_at)
@@ -30,6 +33,11 @@ def resolution_lines(resolution: DigestResolution, *, origin: str) -> list[str]:
     if resolution.author is not None:
         lines.append(f"author:    {resolution.author}")
     lines.append(f"freshness: {_freshness_text(resolution)}")
+    if resolution.shadowed_override is not None:
+        lines.append(
+            f"shadows:   {resolution.shadowed_override}: the session digest wins over this"
+            " reviewed override"
+        )
     return lines
 
 
@@ -40,7 +48,7 @@ def _freshness_text(resolution: DigestResolution) -> str:
     if freshness is None:
         if resolution.origin == "session":
             return "unknown (the digest records no workspace provenance)"
-        return "unknown (overrides record no workspace provenance)"
+        return "unknown (the override records no workspace provenance)"
     if freshness.is_stale is None:
         return f"unknown ({freshness.reason})"
     if not freshness.is_stale:
@@ -50,7 +58,9 @@ def _freshness_text(resolution: DigestResolution) -> str:
     if recorded is not None and current is not None:
         if recorded.head_sha != current.head_sha:
             detail.append(f"head {_short(recorded.head_sha)} -> {_short(current.head_sha)}")
-        if recorded.fingerprint != current.fingerprint:
+        # A committed digest is judged by its content fingerprint: stat-based ones differ by
+        # checkout.
+        if resolution.origin == "session" and recorded.fingerprint != current.fingerprint:
             detail.append(
                 f"fingerprint {_short(recorded.fingerprint)} -> {_short(current.fingerprint)}"
             )
@@ -180,3 +190,41 @@ def entry_line(state: EntryState, entry: SectionOverride | None) -> str:
     """One override entry as the REPL's `overrides` lists it: its state, then its author."""
     line = f'  {state.table}."{state.name}": {status_text(state)}'
     return line if entry is None else f"{line}; {author_text(entry)}"
+
+
+def overrides_lines(
+    prompt: Prompt[Any], stored: Iterable[object], root: Path, tag_in_use: str
+) -> list[str]:
+    """The REPL's `overrides`: of the `stored` values of the store at `root`, those of `prompt`
+    (its own files and the shared entries it uses), each entry with its state and author."""
+    from promptkit.overrides import SharedSectionOverride
+    from promptkit.overrides.check import entry_states, shared_states
+    from promptkit.prompt import PromptOverride
+
+    found = [
+        value
+        for value in stored
+        if (
+            isinstance(value, PromptOverride)
+            and (value.ns, value.prompt_key) == (prompt.ns, prompt.key)
+        )
+        or (isinstance(value, SharedSectionOverride) and shared_states([prompt], value))
+    ]
+    if not found:
+        return [
+            f"no overrides for {prompt.ns}/{prompt.key} under {root}"
+            " (`optimize global` writes the digest there)"
+        ]
+    heading = f"overrides for {prompt.ns}/{prompt.key} under {root}"
+    lines = [f"{heading} (in use: tag {tag_in_use})"]
+    for value in found:
+        if isinstance(value, SharedSectionOverride):
+            lines.append(f"tag {value.tag}, shared {value.section_key}: {value.location}")
+            lines += [entry_line(state, value.entry) for state in shared_states([prompt], value)]
+            continue
+        assert isinstance(value, PromptOverride)
+        lines.append(f"tag {value.tag}: {value.location}")
+        for state in entry_states(prompt, value):
+            entry = value.sections.get(tuple(state.name.split("/")))
+            lines.append(entry_line(state, entry if state.table == "sections" else None))
+    return lines
