@@ -19,11 +19,9 @@ from .conftest import REPO_ROOT
 SRC = REPO_ROOT / "src" / "promptkit"
 MAX_MODULE_LINES = 500
 
-# Modules over the cap when it was introduced, with their line count then: each may shrink, not
-# grow, and leaves this table when it is split. Their owners split them in their own issues.
-OVERSIZE_BASELINE: dict[str, int] = {
-    "overrides/local.py": 550,
-}
+# Modules over the cap, with their line count when they went over: each may shrink, not grow,
+# and leaves this table when it is split. Every module has been split; keep it that way.
+OVERSIZE_BASELINE: dict[str, int] = {}
 
 # Bare builtins a caller might see for a mistake; promptkit.errors has a class for each.
 BARE_BUILTINS = frozenset({"ValueError", "TypeError", "RuntimeError", "KeyError", "OSError"})

@@ -11,12 +11,17 @@ once the deadline has passed.
 
 from __future__ import annotations
 
+import contextvars
 import random
+import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 from promptkit.adapters.loop import Deadline
 from promptkit.adapters.provider_errors import RETRY_COUNT_HEADER
+
+T = TypeVar("T")
 
 _RETRYABLE_STATUSES = frozenset({408, 409, 429})
 _LONGEST_RETRY_AFTER_S = 60.0
@@ -90,3 +95,35 @@ def _is_retryable(
 
 def _response_headers(error: BaseException) -> Any:
     return getattr(getattr(error, "response", None), "headers", None)
+
+
+class DeadlineReachedError(Exception):
+    """The caller stopped waiting for a request because the evaluation's deadline passed."""
+
+
+def call_within(call: Callable[[], T], timeout: float) -> T:
+    """`call()` on a worker thread, waiting at most `timeout` seconds for it.
+
+    A blocking socket read cannot be interrupted from another thread, so the caller stops
+    waiting instead; the abandoned attempt still ends by itself, because its timeout is the time
+    that was left, and no further attempt starts (`send_until_deadline`).
+    """
+    outcome: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            outcome.set_result(call())
+        except BaseException as error:
+            outcome.set_exception(error)
+
+    context = contextvars.copy_context()
+    worker = threading.Thread(
+        target=context.run, args=(run,), name="promptkit-provider-request", daemon=True
+    )
+    worker.start()
+    try:
+        return outcome.result(timeout=timeout)
+    except TimeoutError:
+        if outcome.done():
+            raise
+        raise DeadlineReachedError from None

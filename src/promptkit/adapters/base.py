@@ -12,17 +12,19 @@ if the SDK is still retrying (the sync path waits for a worker thread; the async
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import os
-import threading
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
-from concurrent.futures import Future
+from collections.abc import AsyncIterator, Generator, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
-from promptkit.adapters.attempts import DeadlinePassedError, send_until_deadline
+from promptkit.adapters.attempts import (
+    DeadlinePassedError,
+    DeadlineReachedError,
+    call_within,
+    send_until_deadline,
+)
 from promptkit.adapters.conversation import Message
 from promptkit.adapters.cost import DEFAULT_PRICES, PriceTable
 from promptkit.adapters.evaluation import CallArgs, CallOptions, Evaluation
@@ -422,7 +424,7 @@ class WireAdapter(ProviderAdapter):
         try:
             if timeout is None:
                 return codec.create(client, step.request, None)
-            return _call_within(
+            return call_within(
                 lambda: send_until_deadline(
                     codec.create,
                     client,
@@ -432,7 +434,7 @@ class WireAdapter(ProviderAdapter):
                 ),
                 timeout,
             )
-        except (_DeadlineReachedError, DeadlinePassedError):
+        except (DeadlineReachedError, DeadlinePassedError):
             raise deadline.exceeded(f"while waiting for {where}") from None
         except Exception as error:
             raise self._translated(error, client, where, deadline) from None
@@ -472,35 +474,3 @@ class WireAdapter(ProviderAdapter):
 
     def _where(self, codec: WireCodec, step: SendRequest) -> str:
         return f"{self.provider} {codec.api} request {step.number} (model {self.model})"
-
-
-class _DeadlineReachedError(Exception):
-    """The caller stopped waiting for a request because the evaluation's deadline passed."""
-
-
-def _call_within(call: Callable[[], T], timeout: float) -> T:
-    """`call()` on a worker thread, waiting at most `timeout` seconds for it.
-
-    A blocking socket read cannot be interrupted from another thread, so the caller stops
-    waiting instead; the abandoned attempt still ends by itself, because its timeout is the time
-    that was left, and no further attempt starts (`send_until_deadline`).
-    """
-    outcome: Future[T] = Future()
-
-    def run() -> None:
-        try:
-            outcome.set_result(call())
-        except BaseException as error:
-            outcome.set_exception(error)
-
-    context = contextvars.copy_context()
-    worker = threading.Thread(
-        target=context.run, args=(run,), name="promptkit-provider-request", daemon=True
-    )
-    worker.start()
-    try:
-        return outcome.result(timeout=timeout)
-    except TimeoutError:
-        if outcome.done():
-            raise
-        raise _DeadlineReachedError from None

@@ -23,17 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from promptkit.cli.options import add_json_argument, add_overrides_folder_argument
-from promptkit.discovery.project import project_prompts
-from promptkit.discovery.references import entry_point_prompts, find_prompt
+from promptkit.cli.overrides_check import known_prompts, run_check, strict_store
+from promptkit.discovery.references import find_prompt
 from promptkit.errors import OverridesError
 from promptkit.overrides.check import (
-    check_overrides,
     entry_states,
     shared_states,
 )
 from promptkit.overrides.defaults import default_body
 from promptkit.overrides.layout import override_files, require_section_path
-from promptkit.overrides.local import LocalPromptOverridesStore
 from promptkit.overrides.merge import merge_view, unresolved_markers
 from promptkit.overrides.shared import SharedSectionOverride
 from promptkit.prompt import Prompt, PromptOverride
@@ -114,7 +112,7 @@ def register(subparsers: Any) -> None:
         "check",
         "exit 1 when a file is invalid, holds a credential, or has an entry that is stale,"
         " unknown, not accepted or cannot be checked",
-        _check,
+        run_check,
         prompt="many",
     )
     check.add_argument(
@@ -138,8 +136,8 @@ def register(subparsers: Any) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    store = _store(args)
-    prompts = _known_prompts(args.prompt, root=store.root)
+    store = strict_store(args)
+    prompts = known_prompts(args.prompt, root=store.root)
     rows = [("NS", "PROMPT", "TAG", "SECTIONS", "TOOLS", "STALE", "FILE")]
     invalid = 0
     for file in override_files(store.root):
@@ -257,7 +255,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _seed(args: argparse.Namespace) -> int:
     prompt = find_prompt(args.prompt)
-    store = _store(args)
+    store = strict_store(args)
     before = store.resolve(prompt.descriptor, args.tag)
     after = store.seed(prompt, tag=args.tag)
     added_sections = len(after.sections) - (len(before.sections) if before else 0)
@@ -277,7 +275,7 @@ def _set(args: argparse.Namespace) -> int:
         body = sys.stdin.read()
     else:
         body = _read_text(Path(args.from_file))
-    store = _store(args)
+    store = strict_store(args)
     result = store.set_section_override(prompt, tag=args.tag, path=args.path, body=body)
     print(f'wrote sections."{"/".join(require_section_path(args.path))}" to {result.location}')
     return 0
@@ -289,7 +287,7 @@ def _edit(args: argparse.Namespace) -> int:
     section = prompt.section_at(path)
     if section is None:
         raise OverridesError(f"prompt {prompt.ns}/{prompt.key} has no section at {args.path!r}")
-    store = _store(args)
+    store = strict_store(args)
     override = store.resolve(prompt.descriptor, args.tag)
     current = override.sections.get(path) if override else None
     default = default_body(section, ns=prompt.ns, prompt_key=prompt.key, path=path)
@@ -371,7 +369,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    store = _store(args)
+    store = strict_store(args)
     if args.shared is not None:
         if args.path or args.tool:
             raise OverridesError("--path and --tool apply to a prompt's file, not to --shared")
@@ -390,82 +388,14 @@ def _remove(args: argparse.Namespace) -> int:
     return _report_removal(store.delete(**keys), str(file))
 
 
-def _check(args: argparse.Namespace) -> int:
-    store = _store(args)
-    files = override_files(store.root)
-    prompts = {} if args.syntax_only else _known_prompts(args.prompt, root=store.root)
-    notes: list[str] = []
-    for file in files:
-        try:
-            edited = store.record_hand_edits(file, dry_run=not args.fix)
-        except OverridesError:
-            continue  # check reports the file below
-        if edited and args.fix:
-            notes.append(f"{file}: recorded in promptkit's form (hand edits: source = operator)")
-        elif edited:
-            notes.append(
-                f"{file}: not in the form promptkit writes (edited by hand, or written by an"
-                " older promptkit); the next write, or `promptkit overrides check --fix`,"
-                " records hand-edited bodies as the operator's, dated"
-            )
-    if files and not prompts and not args.syntax_only:
-        notes.append(
-            "nothing to check the entries against: no --prompt, no promptkit.prompts entry"
-            " points and no [tool.promptkit] prompts in pyproject.toml; name the prompts, or"
-            " pass --syntax-only to check the files alone"
-        )
-    problems = check_overrides(store.root, prompts.values(), syntax_only=args.syntax_only)
-    summary = (
-        f"overrides check: {len(problems)} problem(s) in {len(files)} file(s) under {args.root}"
-    )
-    if args.json:
-        document = {
-            "overrides_dir": str(args.root),
-            "files": len(files),
-            "prompts": sorted(f"{ns}/{key}" for ns, key in prompts),
-            "syntax_only": args.syntax_only,
-            "problems": [problem.to_json() for problem in problems],
-            "notes": notes,
-            "ok": not problems,
-        }
-        print(json.dumps(document, indent=2))
-    else:
-        for problem in problems:
-            print(problem)
-        for note in notes:
-            print(f"note: {note}", file=sys.stderr)
-        print(summary)
-    return 1 if problems else 0
-
-
 # -- helpers ------------------------------------------------------------------------------------
-
-
-def _store(args: argparse.Namespace) -> LocalPromptOverridesStore:
-    return LocalPromptOverridesStore(args.root, strict_overrides=True)
-
-
-def _known_prompts(references: list[str], *, root: Path) -> dict[tuple[str, str], Prompt[Any]]:
-    """The prompts of `--prompt`, the entry points and the project's pyproject.toml (found
-    from the overrides root upwards), by (ns, key)."""
-    prompts: dict[tuple[str, str], Prompt[Any]] = {}
-    found = entry_point_prompts()
-    for failure in found.failures:
-        print(f"promptkit: warning: {failure}", file=sys.stderr)
-    for _, prompt in found.prompts:
-        prompts[(prompt.ns, prompt.key)] = prompt
-    project = project_prompts(root.resolve())
-    for reference in (*project.references, *references):
-        prompt = find_prompt(reference)
-        prompts[(prompt.ns, prompt.key)] = prompt
-    return prompts
 
 
 def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverride | None, Path]:
     """The `--prompt` prompt, its override under `--tag` (None when there is none: not an
     error) and that file."""
     prompt = find_prompt(args.prompt)
-    store = _store(args)
+    store = strict_store(args)
     override = store.resolve(prompt.descriptor, args.tag)
     file = store.prompt_file(prompt.ns, prompt.key, args.tag)
     return prompt, override, file

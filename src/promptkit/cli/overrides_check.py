@@ -1,0 +1,89 @@
+"""`promptkit overrides check`: the CI gate over an overrides folder, and how the `overrides`
+commands find the prompts to compare entries with (`--prompt`, entry points, and the
+`[tool.promptkit] prompts` of the project's pyproject.toml)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from promptkit.discovery.project import project_prompts
+from promptkit.discovery.references import entry_point_prompts, find_prompt
+from promptkit.errors import OverridesError
+from promptkit.overrides.check import check_overrides
+from promptkit.overrides.layout import override_files
+from promptkit.overrides.local import LocalPromptOverridesStore
+from promptkit.prompt import Prompt
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """`overrides check`: every file, credential and entry; exit status 1 on any problem."""
+    store = strict_store(args)
+    files = override_files(store.root)
+    prompts = {} if args.syntax_only else known_prompts(args.prompt, root=store.root)
+    notes: list[str] = []
+    for file in files:
+        try:
+            edited = store.record_hand_edits(file, dry_run=not args.fix)
+        except OverridesError:
+            continue  # check reports the file below
+        if edited and args.fix:
+            notes.append(f"{file}: recorded in promptkit's form (hand edits: source = operator)")
+        elif edited:
+            notes.append(
+                f"{file}: not in the form promptkit writes (edited by hand, or written by an"
+                " older promptkit); the next write, or `promptkit overrides check --fix`,"
+                " records hand-edited bodies as the operator's, dated"
+            )
+    if files and not prompts and not args.syntax_only:
+        notes.append(
+            "nothing to check the entries against: no --prompt, no promptkit.prompts entry"
+            " points and no [tool.promptkit] prompts in pyproject.toml; name the prompts, or"
+            " pass --syntax-only to check the files alone"
+        )
+    problems = check_overrides(store.root, prompts.values(), syntax_only=args.syntax_only)
+    summary = (
+        f"overrides check: {len(problems)} problem(s) in {len(files)} file(s) under {args.root}"
+    )
+    if args.json:
+        document = {
+            "overrides_dir": str(args.root),
+            "files": len(files),
+            "prompts": sorted(f"{ns}/{key}" for ns, key in prompts),
+            "syntax_only": args.syntax_only,
+            "problems": [problem.to_json() for problem in problems],
+            "notes": notes,
+            "ok": not problems,
+        }
+        print(json.dumps(document, indent=2))
+    else:
+        for problem in problems:
+            print(problem)
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+        print(summary)
+    return 1 if problems else 0
+
+
+def strict_store(args: argparse.Namespace) -> LocalPromptOverridesStore:
+    """The store of `--overrides-dir`, read strictly: a file a render would skip is an error."""
+    return LocalPromptOverridesStore(args.root, strict_overrides=True)
+
+
+def known_prompts(references: list[str], *, root: Path) -> dict[tuple[str, str], Prompt[Any]]:
+    """The prompts of `--prompt`, the entry points and the project's pyproject.toml (found
+    from the overrides root upwards), by (ns, key)."""
+    prompts: dict[tuple[str, str], Prompt[Any]] = {}
+    found = entry_point_prompts()
+    for failure in found.failures:
+        print(f"promptkit: warning: {failure}", file=sys.stderr)
+    for _, prompt in found.prompts:
+        prompts[(prompt.ns, prompt.key)] = prompt
+    project = project_prompts(root.resolve())
+    for reference in (*project.references, *references):
+        prompt = find_prompt(reference)
+        prompts[(prompt.ns, prompt.key)] = prompt
+    return prompts
