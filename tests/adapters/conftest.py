@@ -56,26 +56,33 @@ class Wire:
         max_retries: int,
         timeout: float,
         base_url: str | None = None,
+        strict_validation: bool = True,
     ) -> Any:
-        """A sync client for the server (or for `base_url`, the server's root)."""
+        """A sync client for the server (or for `base_url`, the server's root); without
+        `strict_validation` it accepts replies as leniently as a production client does."""
         if self.name == "messages":
             return anthropic.Anthropic(
                 api_key=ANTHROPIC_KEY,
                 base_url=base_url or server.anthropic_base_url,
                 max_retries=max_retries,
                 timeout=timeout,
-                _strict_response_validation=True,
+                _strict_response_validation=strict_validation,
             )
         return openai.OpenAI(
             api_key=OPENAI_KEY,
             base_url=f"{base_url}/v1" if base_url else server.openai_base_url,
             max_retries=max_retries,
             timeout=timeout,
-            _strict_response_validation=True,
+            _strict_response_validation=strict_validation,
         )
 
     def async_client(
-        self, server: FakeProviderServer, *, max_retries: int = 0, timeout: float = CLIENT_TIMEOUT
+        self,
+        server: FakeProviderServer,
+        *,
+        max_retries: int = 0,
+        timeout: float = CLIENT_TIMEOUT,
+        strict_validation: bool = True,
     ) -> Any:
         """An async client; create it inside the running event loop, close it with `async with`."""
         if self.name == "messages":
@@ -84,14 +91,14 @@ class Wire:
                 base_url=server.anthropic_base_url,
                 max_retries=max_retries,
                 timeout=timeout,
-                _strict_response_validation=True,
+                _strict_response_validation=strict_validation,
             )
         return openai.AsyncOpenAI(
             api_key=OPENAI_KEY,
             base_url=server.openai_base_url,
             max_retries=max_retries,
             timeout=timeout,
-            _strict_response_validation=True,
+            _strict_response_validation=strict_validation,
         )
 
     def adapter(
@@ -163,7 +170,8 @@ MakeAdapter = Callable[..., WireAdapter]
 
 @pytest.fixture
 def make_adapter(wire: Wire, server: FakeProviderServer) -> Iterator[MakeAdapter]:
-    """`make_adapter(max_retries=0, timeout=10.0, base_url=None, **adapter_options)`."""
+    """`make_adapter(max_retries=0, timeout=10.0, base_url=None, strict_validation=True,
+    **adapter_options)`."""
     clients: list[Any] = []
 
     def make(
@@ -171,9 +179,16 @@ def make_adapter(wire: Wire, server: FakeProviderServer) -> Iterator[MakeAdapter
         max_retries: int = 0,
         timeout: float = CLIENT_TIMEOUT,
         base_url: str | None = None,
+        strict_validation: bool = True,
         **options: Any,
     ) -> WireAdapter:
-        client = wire.client(server, max_retries=max_retries, timeout=timeout, base_url=base_url)
+        client = wire.client(
+            server,
+            max_retries=max_retries,
+            timeout=timeout,
+            base_url=base_url,
+            strict_validation=strict_validation,
+        )
         clients.append(client)
         return wire.adapter(client=client, **options)
 

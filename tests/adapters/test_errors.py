@@ -171,9 +171,10 @@ def test_a_tool_that_runs_past_the_deadline_is_reported_as_such(
     server: FakeProviderServer, make_adapter
 ) -> None:
     adapter = make_adapter()
-    # A first evaluation loads the SDK, so the short deadline below is spent by the tool alone.
-    server.enqueue(Reply.text("warm"))
-    adapter.evaluate(PROMPT, session=Session())
+    # A first evaluation loads the SDK and its reply models, so the short deadline below is
+    # spent by the tool alone.
+    server.enqueue(Reply.tool_calls(ToolCall("nap", {"past_deadline": False})), Reply.text("ok"))
+    adapter.evaluate(NAP_PROMPT, session=Session(), deadline=timedelta(seconds=30))
     server.enqueue(Reply.tool_calls(ToolCall("nap", {"past_deadline": True})), Reply.text("unused"))
     session = Session()
 
@@ -181,7 +182,7 @@ def test_a_tool_that_runs_past_the_deadline_is_reported_as_such(
         adapter.evaluate(NAP_PROMPT, session=session, deadline=timedelta(seconds=0.5))
 
     assert "deadline of 0.5s passed while tool 'nap' ran" in str(raised.value)
-    assert server.request_count == 2
+    assert server.request_count == 3
     assert len(session.select_all(ToolInvoked)) == 1
 
 

@@ -264,3 +264,39 @@ def test_promote_accepts_an_improvement_and_writes_evidence(project: Path):
     assert evidence["scores"] == {"candidate": 1.0, "latest": 0.5}
     checked = run_promptkit("overrides", "check", "--prompt", "capitals:PROMPT", cwd=project)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_eval_with_an_llm_judge_and_an_html_report(project: Path):
+    write_files(
+        project,
+        {
+            "judged.yaml": (
+                "rules:\n"
+                '  - when: "You grade one reply"\n'
+                "    json: {verdict: pass, score: 0.75, reason: names the city}\n"
+                "default: {text: Paris}\n"
+            )
+        },
+    )
+
+    ran = run_promptkit(
+        "eval",
+        "capitals:PROMPT",
+        "--provider",
+        "fake",
+        "--script",
+        "judged.yaml",
+        "--evaluator",
+        "judge:Names the capital city.",
+        "--json",
+        "--html",
+        "report.html",
+        cwd=project,
+    )
+
+    assert ran.returncode == 0, ran.stderr
+    result = json.loads(ran.stdout)["results"][0]
+    assert result["evaluations"] == [
+        {"evaluator": "judge", "score": 0.75, "reason": "pass: names the city", "error": None}
+    ]
+    assert "<svg" in (project / "report.html").read_text()

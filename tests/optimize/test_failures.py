@@ -1,5 +1,6 @@
 """A failing optimize leaves the caller's stored session and override files exactly as they were:
-provider failures mid-loop, refused digests, and a write that fails half-way through GLOBAL."""
+provider failures mid-loop, refused digests, truncated or declined replies on every wire API, and
+a write that fails half-way through GLOBAL."""
 
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ from promptkit.digest import (
     latest_workspace_digest,
     set_workspace_digest,
 )
-from promptkit.errors import OptimizationError, ProviderServerError
+from promptkit.errors import (
+    ModelRefusalError,
+    OptimizationError,
+    OutputTruncatedError,
+    ProviderServerError,
+)
 from promptkit.optimize import OptimizationScope
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import OverrideAuthor, Prompt
@@ -173,3 +179,45 @@ def test_global_write_failing_on_a_new_override_file_removes_it(
         )
 
     assert not overrides.prompt_file(prompt.ns, prompt.key, "latest").exists()
+
+
+CUT_SHORT = {
+    "truncated": (
+        Reply.truncated(Reply.text('{"digest": "## Layout\\n- src/ holds the code; run make te')),
+        OutputTruncatedError,
+    ),
+    "refused": (Reply.refusal("I can't describe this repository."), ModelRefusalError),
+}
+
+
+@pytest.mark.parametrize("reply", list(CUT_SHORT))
+def test_optimize_never_stores_a_truncated_or_refused_digest(
+    adapter: ProviderAdapter, server: FakeProviderServer, caller: Caller, reply: str
+) -> None:
+    scripted, error = CUT_SHORT[reply]
+    server.enqueue(scripted)
+    before = caller.files()
+
+    with pytest.raises(error):
+        caller.optimize(adapter, OptimizationScope.GLOBAL)
+
+    assert caller.files() == before
+    digest = latest_workspace_digest(caller.session, "workspace-digest")
+    assert digest is not None
+    assert digest.body == PREVIOUS
+
+
+def test_optimize_with_session_scope_never_stores_a_truncated_digest(
+    openai_adapter: ProviderAdapter, server: FakeProviderServer, caller: Caller
+) -> None:
+    scripted, error = CUT_SHORT["truncated"]
+    server.enqueue(scripted)
+    before = caller.files()
+
+    with pytest.raises(error):
+        caller.optimize(openai_adapter, OptimizationScope.SESSION)
+
+    assert caller.files() == before
+    digest = latest_workspace_digest(caller.session, "workspace-digest")
+    assert digest is not None
+    assert digest.body == PREVIOUS

@@ -323,7 +323,7 @@ def test_anthropic_request_without_max_tokens_is_refused(server: FakeProviderSer
     assert caught.value.code == 400
     error = json.loads(caught.value.read())["error"]
     assert error["type"] == "invalid_request_error"
-    assert "max_tokens: Field required" in error["message"]
+    assert "missing required parameter 'max_tokens'" in error["message"]
 
 
 def test_reasoning_replayed_without_encrypted_content_under_store_false_is_refused(

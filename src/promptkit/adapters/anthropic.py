@@ -21,16 +21,21 @@ from typing import TYPE_CHECKING, Any, Literal
 from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
+from promptkit.adapters.request_types import declared_only
 from promptkit.adapters.response import TokenUsage
 from promptkit.adapters.schema import shape_for_strict
 from promptkit.adapters.schema_rules import ANTHROPIC_STRICT, check_tool_names
 from promptkit.adapters.wire import (
     ModelTurn,
+    ReplyShape,
     RequestedToolCall,
     ToolReply,
     WireCodec,
     WireConversation,
+    WireReply,
+    aparsed_reply,
     normalised_finish_reason,
+    parsed_reply,
     timeout_option,
 )
 from promptkit.errors import PromptkitError, ProviderAuthenticationError
@@ -211,7 +216,13 @@ class MessagesCodec(WireCodec):
             refusal=(text or None) if refused else None,
             model=response.model,
             replay=(
-                {"role": "assistant", "content": [block.to_dict(mode="json") for block in blocks]},
+                {
+                    "role": "assistant",
+                    "content": [
+                        declared_only(block.to_dict(mode="json"), _content_block_type())
+                        for block in blocks
+                    ],
+                },
             ),
         )
 
@@ -232,8 +243,24 @@ class MessagesCodec(WireCodec):
             }
         ]
 
-    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return client.messages.create(**request, **timeout_option(timeout))
+    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
+        raw = client.messages.with_raw_response.create(**request, **timeout_option(timeout))
+        return parsed_reply(raw, _messages_shape())
 
-    async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return await client.messages.create(**request, **timeout_option(timeout))
+    async def acreate(
+        self, client: Any, request: Mapping[str, Any], timeout: float | None
+    ) -> WireReply:
+        raw = await client.messages.with_raw_response.create(**request, **timeout_option(timeout))
+        return await aparsed_reply(raw, _messages_shape())
+
+
+def _messages_shape() -> ReplyShape:
+    from anthropic.types import Message
+
+    return ReplyShape("messages", Message, ("content",))
+
+
+def _content_block_type() -> Any:
+    from anthropic.types import ContentBlockParam
+
+    return ContentBlockParam

@@ -1,7 +1,7 @@
 """The tool loop, written once for every provider, sync and async alike.
 
 `tool_loop` is a generator that never does I/O itself: it yields a `SendRequest` when it needs the
-model's next reply and a `RunTool` when a tool must run, and is sent back the SDK response or the
+model's next reply and a `RunTool` when a tool must run, and is sent back the `WireReply` or the
 executed call. `ProviderAdapter.evaluate` drives it with blocking calls, `aevaluate` with awaited
 ones; the decisions (which tool, what goes back, when to stop, what the session records) live
 here only. `Deadline` is the one clock every step checks.
@@ -21,7 +21,13 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from promptkit.adapters.response import TokenUsage, ToolCallRecord
-from promptkit.adapters.wire import ModelTurn, RequestedToolCall, ToolReply, WireCodec
+from promptkit.adapters.wire import (
+    ModelTurn,
+    RequestedToolCall,
+    ToolReply,
+    WireCodec,
+    read_turn,
+)
 from promptkit.errors import ProviderTimeoutError, ToolLoopLimitError, ToolValidationError
 from promptkit.logging import get_logger
 from promptkit.prompt import RenderedPrompt, Tool, ToolContext, ToolResult
@@ -141,8 +147,8 @@ def tool_loop(
     while True:
         deadline.check(f"request {tally.requests + 1}")
         tally.requests += 1
-        response = yield SendRequest(conversation.request(), tally.requests)
-        turn = codec.read(response)
+        reply = yield SendRequest(conversation.request(), tally.requests)
+        turn = read_turn(codec, reply)
         tally.usage += turn.usage
         tally.reported_model = turn.model or tally.reported_model
         if not turn.tool_calls:

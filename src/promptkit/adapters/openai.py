@@ -22,16 +22,21 @@ from typing import TYPE_CHECKING, Any, Literal
 from promptkit.adapters.base import WireAdapter
 from promptkit.adapters.clients import ClientPair
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
+from promptkit.adapters.request_types import declared_only
 from promptkit.adapters.response import TokenUsage
 from promptkit.adapters.schema import shape_for_strict
 from promptkit.adapters.schema_rules import OPENAI_STRICT, check_tool_names
 from promptkit.adapters.wire import (
     ModelTurn,
+    ReplyShape,
     RequestedToolCall,
     ToolReply,
     WireCodec,
     WireConversation,
+    WireReply,
+    aparsed_reply,
     normalised_finish_reason,
+    parsed_reply,
     timeout_option,
 )
 from promptkit.errors import (
@@ -59,6 +64,8 @@ class OpenAIAdapter(WireAdapter):
     `openai.OpenAI(**client_kwargs)` (and `AsyncOpenAI`), so `OPENAI_API_KEY` and
     `OPENAI_BASE_URL` apply. When one is given, the adapter builds none: pass both to use both
     `evaluate` and `aevaluate`. Retries and timeouts are the client's (`max_retries`, `timeout`).
+    `store=False` (Responses, for organisations with zero data retention) asks the provider to
+    keep nothing, and for the encrypted reasoning content that is then replayed instead of ids.
     """
 
     def __init__(
@@ -70,9 +77,12 @@ class OpenAIAdapter(WireAdapter):
         api: OpenAIApi = "responses",
         client_kwargs: Mapping[str, Any] | None = None,
         structured_output: StructuredOutputMode = "native",
+        store: bool | None = None,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"OpenAIAdapter: model must be a non-empty string, got {model!r}")
+        if store is not None and not isinstance(store, bool):
+            raise ValueError(f"OpenAIAdapter: store must be True, False or None, got {store!r}")
         if api not in ("responses", "chat"):
             raise ValueError(f"OpenAIAdapter: api must be 'responses' or 'chat', got {api!r}")
         if structured_output not in ("native", "prompt"):
@@ -83,6 +93,7 @@ class OpenAIAdapter(WireAdapter):
         self._model = model
         self._api: OpenAIApi = api
         self._structured_output: StructuredOutputMode = structured_output
+        self._store = store
         self._clients = ClientPair(
             "OpenAIAdapter", client, async_client, client_kwargs, _build_openai_client
         )
@@ -107,7 +118,7 @@ class OpenAIAdapter(WireAdapter):
         native = self._structured_output == "native"
         if self._api == "chat":
             return ChatCompletionsCodec(self._model, native)
-        return ResponsesCodec(self._model, native)
+        return ResponsesCodec(self._model, native, store=self._store)
 
     def sync_client(self) -> openai.OpenAI:
         client: openai.OpenAI = self._clients.sync_client()
@@ -203,11 +214,17 @@ class ResponsesCodec(WireCodec):
 
     model: str
     native_output: bool
+    store: bool | None = None
     api = "responses"
 
     def start(self, rendered: RenderedPrompt[Any], user_message: str) -> WireConversation:
         check_tool_names(tuple(tool.name for tool in rendered.tools), OPENAI_STRICT)
         fixed: dict[str, Any] = {"model": self.model}
+        if self.store is not None:
+            fixed["store"] = self.store
+        if self.store is False:
+            # Nothing is kept server-side, so reasoning items can only be replayed whole.
+            fixed["include"] = ["reasoning.encrypted_content"]
         if rendered.text:
             fixed["instructions"] = rendered.text
         if rendered.tools:
@@ -260,8 +277,12 @@ class ResponsesCodec(WireCodec):
             ),
             refusal=refusal or None,
             model=response.model,
-            # The documented way to continue without server-side state: send the output back.
-            replay=tuple(item.to_dict(mode="json") for item in response.output),
+            # The documented way to continue without server-side state: send the output back,
+            # as the request declares input items (a response item may carry more).
+            replay=tuple(
+                declared_only(item.to_dict(mode="json"), _input_item_type())
+                for item in response.output
+            ),
         )
 
     def tool_results(self, replies: Sequence[ToolReply]) -> list[Mapping[str, Any]]:
@@ -270,11 +291,16 @@ class ResponsesCodec(WireCodec):
             for reply in replies
         ]
 
-    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return client.responses.create(**request, **timeout_option(timeout))
+    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
+        raw = client.responses.with_raw_response.create(**request, **timeout_option(timeout))
+        return parsed_reply(raw, _responses_shape())
 
-    async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return await client.responses.create(**request, **timeout_option(timeout))
+    async def acreate(
+        self, client: Any, request: Mapping[str, Any], timeout: float | None
+    ) -> WireReply:
+        create = client.responses.with_raw_response.create
+        raw = await create(**request, **timeout_option(timeout))
+        return await aparsed_reply(raw, _responses_shape())
 
 
 @dataclass(frozen=True)
@@ -354,11 +380,16 @@ class ChatCompletionsCodec(WireCodec):
             for reply in replies
         ]
 
-    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return client.chat.completions.create(**request, **timeout_option(timeout))
+    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
+        create = client.chat.completions.with_raw_response.create
+        return parsed_reply(create(**request, **timeout_option(timeout)), _chat_shape())
 
-    async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
-        return await client.chat.completions.create(**request, **timeout_option(timeout))
+    async def acreate(
+        self, client: Any, request: Mapping[str, Any], timeout: float | None
+    ) -> WireReply:
+        create = client.chat.completions.with_raw_response.create
+        raw = await create(**request, **timeout_option(timeout))
+        return await aparsed_reply(raw, _chat_shape())
 
 
 def responses_usage(usage: Any) -> TokenUsage:
@@ -389,3 +420,21 @@ def chat_usage(usage: Any) -> TokenUsage:
         cache_write_tokens=getattr(cached, "cache_write_tokens", None),
         reasoning_tokens=getattr(reasoning, "reasoning_tokens", None),
     )
+
+
+def _responses_shape() -> ReplyShape:
+    from openai.types.responses import Response
+
+    return ReplyShape("responses", Response, ("output",))
+
+
+def _chat_shape() -> ReplyShape:
+    from openai.types.chat import ChatCompletion
+
+    return ReplyShape("chat", ChatCompletion, ("choices",))
+
+
+def _input_item_type() -> Any:
+    from openai.types.responses import ResponseInputItemParam
+
+    return ResponseInputItemParam

@@ -22,6 +22,7 @@ from promptkit.errors import (
     ProviderBadRequestError,
     ProviderConnectionError,
     ProviderError,
+    ProviderMalformedReplyError,
     ProviderRateLimitError,
     ProviderServerError,
     ProviderTimeoutError,
@@ -81,12 +82,14 @@ def translate_sdk_error(
     return None
 
 
-def _validation_error(error: Any, *, where: str, secrets: tuple[str, ...]) -> ProviderError:
+def _validation_error(
+    error: Any, *, where: str, secrets: tuple[str, ...]
+) -> ProviderMalformedReplyError:
     status: int = error.status_code
     request_id = _response_request_id(error)
     ident = f" (request id {request_id})" if request_id else ""
     detail = scrub(_provider_message(error), secrets)[:_MESSAGE_LIMIT]
-    return ProviderError(
+    return ProviderMalformedReplyError(
         f"{where}: the reply (HTTP {status}){ident} does not match the SDK's response schema:"
         f" {detail}; is the base URL an API of the right kind?",
         status=status,

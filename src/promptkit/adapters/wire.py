@@ -4,16 +4,23 @@ A codec knows how one API spells a conversation: the request for a rendered prom
 carries text, tool calls and usage, how tool results go back, and the one SDK call that sends a
 request. It holds no state of its own; the conversation is a `WireConversation` value that grows
 by one model turn and its tool results per round.
+
+A request is sent through the SDK's raw-response variant, so the HTTP status and request id stay
+with the reply (`WireReply`): a reply that is not what the API promises (not JSON, `null`, a
+list, `{}`, an event stream, an item missing its fields) becomes `ProviderMalformedReplyError`
+carrying both, never a `JSONDecodeError` or `AttributeError` from deep inside the SDK.
 """
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from promptkit.adapters.response import FinishReason, TokenUsage
+from promptkit.errors import PromptkitError, ProviderMalformedReplyError
 from promptkit.prompt import RenderedPrompt
 
 
@@ -29,6 +36,13 @@ class RequestedToolCall:
     name: str
     arguments: str | Mapping[str, Any]
     truncated: bool = False
+
+    def __post_init__(self) -> None:
+        # A lenient SDK client leaves a field the reply lacks as None; `read_turn` reports it.
+        if not isinstance(self.call_id, str) or not isinstance(self.name, str):
+            raise TypeError(f"a tool call lacks its id or name ({self.call_id!r}, {self.name!r})")
+        if not isinstance(self.arguments, str | Mapping):
+            raise TypeError(f"tool call {self.name!r} has no arguments")
 
 
 @dataclass(frozen=True)
@@ -84,19 +98,117 @@ class WireCodec(ABC):
 
     @abstractmethod
     def read(self, response: Any) -> ModelTurn:
-        """Decode an SDK response object."""
+        """Decode an SDK response object (`read_turn` guards it against malformed replies)."""
 
     @abstractmethod
     def tool_results(self, replies: Sequence[ToolReply]) -> list[Mapping[str, Any]]:
         """The conversation items that carry `replies` back to the model."""
 
     @abstractmethod
-    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
+    def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
         """Send `request` with a sync SDK client; `timeout` None keeps the client's own."""
 
     @abstractmethod
-    async def acreate(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
+    async def acreate(
+        self, client: Any, request: Mapping[str, Any], timeout: float | None
+    ) -> WireReply:
         """Send `request` with an async SDK client; `timeout` None keeps the client's own."""
+
+
+@dataclass(frozen=True)
+class ReplyShape:
+    """What every reply of an API is: the SDK model it parses into and the list fields a reply
+    cannot lack (`output`, `choices`, `content`)."""
+
+    api: str
+    model_type: type[Any]
+    list_fields: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class WireReply:
+    """A parsed SDK reply with the status and request id of the HTTP response it came from."""
+
+    body: Any
+    status: int
+    request_id: str | None
+
+
+def parsed_reply(raw: Any, shape: ReplyShape) -> WireReply:
+    """The reply inside an SDK raw response, checked against `shape`."""
+    try:
+        body = raw.parse()
+    except ValueError as error:  # the body is not JSON (JSONDecodeError)
+        raise _malformed(shape.api, raw, f"its body is not JSON ({error})") from None
+    return _checked(raw, body, shape)
+
+
+async def aparsed_reply(raw: Any, shape: ReplyShape) -> WireReply:
+    """`parsed_reply` for an async raw response, whose `parse` may be a coroutine."""
+    try:
+        body = raw.parse()
+        if inspect.isawaitable(body):
+            body = await body
+    except ValueError as error:
+        raise _malformed(shape.api, raw, f"its body is not JSON ({error})") from None
+    return _checked(raw, body, shape)
+
+
+def read_turn(codec: WireCodec, reply: WireReply) -> ModelTurn:
+    """`codec.read` of a reply; a field missing or of the wrong kind anywhere inside it becomes
+    `ProviderMalformedReplyError` with the reply's status and request id."""
+    try:
+        return codec.read(reply.body)
+    except PromptkitError:
+        raise
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as error:
+        raise ProviderMalformedReplyError(
+            f"the {codec.api} reply (HTTP {reply.status}{_ident(reply.request_id)}) is"
+            f" malformed: {type(error).__name__}: {str(error)[:200]}; is the base URL an API"
+            " of the right kind?",
+            status=reply.status,
+            request_id=reply.request_id,
+        ) from None
+
+
+def _checked(raw: Any, body: Any, shape: ReplyShape) -> WireReply:
+    if not isinstance(body, shape.model_type):
+        # Without strict validation the SDK hands back whatever the body was: text, None, a list.
+        raise _malformed(shape.api, raw, f"it is {_kind(body)}, not a {shape.api} object")
+    for name in shape.list_fields:
+        if not isinstance(getattr(body, name, None), list):
+            raise _malformed(shape.api, raw, f"it has no {name!r} list")
+    return WireReply(body, raw.status_code, _request_id(raw))
+
+
+def _malformed(api: str, raw: Any, what: str) -> ProviderMalformedReplyError:
+    status: int = raw.status_code
+    request_id = _request_id(raw)
+    return ProviderMalformedReplyError(
+        f"the {api} reply (HTTP {status}{_ident(request_id)}) is malformed: {what}; is the base"
+        " URL an API of the right kind?",
+        status=status,
+        request_id=request_id,
+    )
+
+
+def _request_id(raw: Any) -> str | None:
+    value = raw.headers.get("x-request-id") or raw.headers.get("request-id")
+    return value if isinstance(value, str) else None
+
+
+def _ident(request_id: str | None) -> str:
+    return f", request id {request_id}" if request_id else ""
+
+
+def _kind(body: Any) -> str:
+    if body is None:
+        return "null"
+    if isinstance(body, str):
+        return "text" if body.strip() else "empty"
+    if isinstance(body, list):
+        return "a JSON array"
+    return f"a {type(body).__name__}"
 
 
 def timeout_option(timeout: float | None) -> dict[str, float]:

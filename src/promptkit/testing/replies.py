@@ -113,6 +113,7 @@ class Reply:
     headers: tuple[tuple[str, str], ...] = ()
     delay_seconds: float = 0.0
     finish: Finish = "complete"
+    reasoning: str | None = None
     raw_body: bytes = b""
     content_type: str = "application/json"
 
@@ -209,6 +210,15 @@ class Reply:
         if reply.kind != "message":
             raise ValueError("Reply.truncated takes a message reply (text, JSON or tool calls)")
         return replace(reply, finish=by)
+
+    @classmethod
+    def with_reasoning(cls, reply: Reply, summary: str) -> Reply:
+        """`reply` after a reasoning item (OpenAI Responses only; the other APIs ignore it)
+        whose summary is `summary`. It carries `encrypted_content` when the request asked for
+        it with `include=["reasoning.encrypted_content"]`."""
+        if reply.kind != "message":
+            raise ValueError("Reply.with_reasoning takes a message reply")
+        return replace(reply, reasoning=summary)
 
     @classmethod
     def refusal(cls, explanation: str, *, usage: Usage | None = None) -> Reply:

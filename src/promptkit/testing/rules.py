@@ -2,13 +2,16 @@
 
 `request_problems(endpoint, body)` lists what the real API would refuse with a 400:
 
+- keys the installed SDK's request type (`ResponseCreateParams`, `CompletionCreateParams`,
+  `MessageCreateParams`) does not declare, at any depth, and required keys that are missing
+  (`promptkit.adapters.request_types`);
 - strict schemas (OpenAI `strict: true` tools and JSON-schema formats, Anthropic
   `output_config.format` and `strict` tools) that break the provider's strict rules
   (`promptkit.adapters.schema_rules`, the same rules the adapters shape schemas by);
 - tool and format names outside the provider's name pattern;
 - tool results that answer no earlier call, and calls left without a result;
-- Anthropic error results (`is_error: true`) without content, and requests without
-  `max_tokens`;
+- Anthropic error results (`is_error: true`) without content (a request without `max_tokens`
+  lacks a required key of its request type);
 - with `store: false`, a replayed reasoning item without its `encrypted_content` (the provider
   kept nothing to look its id up in).
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from promptkit.adapters.request_types import request_type_problems
 from promptkit.adapters.schema_rules import (
     ANTHROPIC_STRICT,
     OPENAI_STRICT,
@@ -29,11 +33,31 @@ from promptkit.testing.wire import Endpoint
 
 def request_problems(endpoint: Endpoint, body: dict[str, Any]) -> list[str]:
     """What the real API would refuse in `body`, each as one sentence naming where."""
+    problems = request_type_problems(body, _request_type(endpoint))
     if endpoint == "responses":
-        return _responses_problems(body)
+        return problems + _responses_problems(body)
     if endpoint == "chat_completions":
-        return _chat_problems(body)
-    return _messages_problems(body)
+        return problems + _chat_problems(body)
+    return problems + _messages_problems(body)
+
+
+def _request_type(endpoint: Endpoint) -> Any:
+    """The installed SDK's TypedDict for a non-streaming request to `endpoint`."""
+    if endpoint == "responses":
+        from openai.types.responses.response_create_params import (
+            ResponseCreateParamsNonStreaming,
+        )
+
+        return ResponseCreateParamsNonStreaming
+    if endpoint == "chat_completions":
+        from openai.types.chat.completion_create_params import (
+            CompletionCreateParamsNonStreaming,
+        )
+
+        return CompletionCreateParamsNonStreaming
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+    return MessageCreateParamsNonStreaming
 
 
 # -- OpenAI Responses -------------------------------------------------------------------------
@@ -116,9 +140,8 @@ def _chat_problems(body: dict[str, Any]) -> list[str]:
 
 
 def _messages_problems(body: dict[str, Any]) -> list[str]:
+    # A missing `max_tokens` is a missing required key of `MessageCreateParams`, found above.
     problems: list[str] = []
-    if "max_tokens" not in body:
-        problems.append("max_tokens: Field required")
     for index, tool in _dicts(body.get("tools")):
         name = tool.get("name")
         if isinstance(name, str) and ANTHROPIC_STRICT.tool_name_pattern.fullmatch(name) is None:

@@ -94,6 +94,17 @@ def _model(request: dict[str, Any]) -> str:
 def _responses_body(reply: Reply, request: dict[str, Any], seq: int) -> dict[str, Any]:
     cut_off = reply.finish in _CUT_OFF
     output: list[dict[str, Any]] = []
+    if reply.reasoning is not None:
+        include = request.get("include")
+        encrypted = isinstance(include, list) and "reasoning.encrypted_content" in include
+        output.append(
+            {
+                "id": f"rs_fake{seq:06d}",
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": reply.reasoning}],
+                "encrypted_content": f"enc_fake{seq:06d}" if encrypted else None,
+            }
+        )
     if reply.content is not None:
         part: dict[str, Any] = (
             {"type": "refusal", "refusal": reply.content}
