@@ -239,7 +239,8 @@ def test_names_with_line_breaks_cannot_break_the_markdown(tmp_path: Path) -> Non
     write_tree(tmp_path, {"evil\n### Injected/x.txt": "x\n", "ok/y.txt": "y\n"})
     digest = render_static_digest(scan_workspace(tmp_path))
     assert re.findall(r"^### (.+)$", digest, re.MULTILINE) == ["Layout"]
-    assert "- `evil?### Injected/` (1 file)" in digest
+    # The listing leaves a name with a line break out (and counts it), so it cannot be shown.
+    assert "Injected" not in digest
 
 
 def test_empty_workspace_digest_says_there_is_nothing(tmp_path: Path) -> None:

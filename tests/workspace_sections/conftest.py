@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from promptkit.prompt import Tool, ToolContext, ToolResult
+from promptkit.workspace.reading import HOST_READER
 from promptkit.workspace.vfs import WorkspaceSection
 
 CONTEXT = ToolContext(prompt_ns="tests", prompt_key="workspace", call_id="call-1")
@@ -46,3 +47,14 @@ def snapshot_tree(root: Path) -> dict[str, tuple[int, int]]:
         info = path.lstat()
         found[str(path.relative_to(root))] = (info.st_size, info.st_mtime_ns)
     return found
+
+
+class CountingReader:
+    """A WorkspaceReader that reads the host and records every path it was asked for."""
+
+    def __init__(self) -> None:
+        self.reads: list[str] = []
+
+    def read(self, root: Path, relative: str, *, limit: int) -> bytes:
+        self.reads.append(relative)
+        return HOST_READER.read(root, relative, limit=limit)

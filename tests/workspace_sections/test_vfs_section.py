@@ -1,4 +1,4 @@
-"""VfsWorkspaceSection: what is copied, confinement of tool paths, writes, bounds, clone rules."""
+"""VfsWorkspaceSection: what is listed, confinement of tool paths, writes, bounds, clone rules."""
 
 from pathlib import Path
 
@@ -9,10 +9,11 @@ from structlog.testing import capture_logs
 from promptkit.errors import PromptValidationError, WorkspaceError
 from promptkit.prompt import Prompt
 from promptkit.session import Session, SessionStore
+from promptkit.workspace.globs import PathGlob
 from promptkit.workspace.vfs import (
     HostMount,
-    PathGlob,
     VfsFile,
+    VfsHostCopy,
     VfsWorkspaceSection,
     normalize_vfs_path,
 )
@@ -25,35 +26,44 @@ def vfs(root: Path, **mount: object) -> VfsWorkspaceSection:
 
 
 def vfs_paths(section: VfsWorkspaceSection) -> set[str]:
-    return {file.path for file in section.session.select_all(VfsFile)}
+    return {path for path, _ in section.overlay.files()}
 
 
-def test_selected_text_files_are_copied_into_the_session(host_tree: Path) -> None:
+def test_selected_files_are_listed_in_the_session(host_tree: Path) -> None:
     section = vfs(host_tree)
 
     assert vfs_paths(section) == {
         "/README.md",
+        "/data.txt",
         "/latin1.txt",
         "/src/pkg/app.py",
         "/src/pkg/util.py",
     }
 
 
-def test_credential_binary_huge_and_symlinked_files_are_not_loaded(host_tree: Path) -> None:
+def test_credential_binary_huge_and_symlinked_files_are_not_listed(host_tree: Path) -> None:
     section = vfs(host_tree)
 
-    for left_out in ("/.env", "/logo.png", "/data.txt", "/huge.log", "/passwd-link", "/etc-link"):
+    for left_out in ("/.env", "/logo.png", "/huge.log", "/passwd-link", "/etc-link"):
         result = call(section, "vfs_read_file", path=left_out)
         assert not result.success, left_out
         assert "no file" in result.message
-    assert "root:" not in "".join(file.content for file in section.session.select_all(VfsFile))
+    copies = section.session.select_all(VfsHostCopy)
+    assert "root:" not in "".join(copy.content for copy in copies)
+
+
+def test_a_file_found_binary_when_read_is_a_failed_result(host_tree: Path) -> None:
+    result = call(vfs(host_tree), "vfs_read_file", path="/data.txt")
+
+    assert not result.success
+    assert "data.txt is a binary file" in result.message
 
 
 def test_body_lists_the_mount_and_what_was_left_out(host_tree: Path) -> None:
     section = vfs(host_tree, mount_path="/repo")
     text = Prompt(ns="tests", key="vfs", sections=(section,)).render().text
 
-    assert "- `/repo`: 4 files" in text
+    assert "- `/repo`: 5 files" in text
     assert "1 credential" in text
     assert "1 too_large" in text
     assert "vfs_grep" in text
@@ -229,7 +239,7 @@ def test_list_directory_shows_files_and_subdirectories(host_tree: Path) -> None:
     root = call(section, "vfs_list_directory", path="/")
     package = call(section, "vfs_list_directory", path="/src/pkg")
 
-    assert root.value["entries"] == ["README.md", "latin1.txt", "src/"]
+    assert root.value["entries"] == ["README.md", "data.txt", "latin1.txt", "src/"]
     app_size = (host_tree / "src/pkg/app.py").stat().st_size
     util_size = (host_tree / "src/pkg/util.py").stat().st_size
     assert package.message.splitlines() == [
@@ -328,15 +338,21 @@ def test_catastrophic_pattern_is_stopped_by_the_time_limit(tmp_path: Path) -> No
     assert "stopped after 0.5s" in result.message
 
 
-def test_include_and_exclude_globs_filter_the_copy(host_tree: Path) -> None:
+def test_include_and_exclude_globs_filter_the_listing(host_tree: Path) -> None:
     section = vfs(host_tree, include_glob=("src/**",), exclude_glob=("**/util.py",))
 
     assert vfs_paths(section) == {"/src/pkg/app.py"}
 
 
-def test_mount_over_max_bytes_is_refused(host_tree: Path) -> None:
-    with pytest.raises(WorkspaceError, match="exceed max_bytes=50"):
-        vfs(host_tree, max_bytes=50)
+def test_reads_past_the_mount_budget_are_answered_but_not_kept(host_tree: Path) -> None:
+    section = vfs(host_tree, max_bytes=60)
+
+    first = call(section, "vfs_read_file", path="/src/pkg/app.py")
+    second = call(section, "vfs_read_file", path="/README.md")
+
+    assert first.success and "not kept" not in first.message
+    assert second.success and "not kept" in second.message
+    assert [copy.path for copy in section.session.select_all(VfsHostCopy)] == ["/src/pkg/app.py"]
 
 
 def test_missing_host_directory_is_refused(tmp_path: Path) -> None:
@@ -383,7 +399,7 @@ def test_clone_requires_a_session(host_tree: Path, changes: dict[str, object]) -
         vfs(host_tree).clone(**changes)
 
 
-def test_clone_copies_the_mounts_into_the_new_session(host_tree: Path) -> None:
+def test_clone_lists_the_mounts_in_the_new_session(host_tree: Path) -> None:
     original = vfs(host_tree)
     call(original, "vfs_write_file", path="/scratch.txt", content="only in the original\n")
     other = Session()
@@ -455,25 +471,7 @@ def test_glob_with_many_wildcards_still_answers() -> None:
     assert glob.matches("a" * 60 + "b") is True
 
 
-def test_a_failing_mount_leaves_the_session_unchanged(host_tree: Path, tmp_path: Path) -> None:
-    small = tmp_path / "small"
-    small.mkdir()
-    (small / "a.txt").write_text("a\n")
-    session = Session()
-
-    with pytest.raises(WorkspaceError, match="max_bytes"):
-        VfsWorkspaceSection(
-            session=session,
-            mounts=[
-                HostMount(small, mount_path="/small"),
-                HostMount(host_tree, mount_path="/big", max_bytes=10),
-            ],
-        )
-
-    assert session.select_all(VfsFile) == ()
-
-
-def test_a_stored_session_does_not_warn_about_the_workspace_copy(
+def test_a_restored_session_keeps_the_writes_without_warning_about_the_listing(
     host_tree: Path, tmp_path: Path
 ) -> None:
     session = Session(session_id="vfs-stored")
@@ -484,4 +482,7 @@ def test_a_stored_session_does_not_warn_about_the_workspace_copy(
         loaded = store.load(host_tree, "vfs-stored")
     assert written.success
     assert not [log for log in logs if log["event"] == "session_slice_not_persisted"]
-    assert loaded.select_all(VfsFile) == ()
+    assert loaded.select_all(VfsFile) == (VfsFile(path="/notes.md", content="plan"),)
+    restored = VfsWorkspaceSection(session=loaded, mounts=[HostMount(host_tree)])
+    assert "plan" in call(restored, "vfs_read_file", path="/notes.md").message
+    assert call(restored, "vfs_read_file", path="/README.md").success

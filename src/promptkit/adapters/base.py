@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future
 from datetime import timedelta
 from pathlib import Path
@@ -111,6 +112,9 @@ class ProviderAdapter(ABC):
         deadline: float | timedelta | None = None,
         max_tool_rounds: int = _OPTIMIZE_TOOL_ROUNDS,
         output_dir: str | Path | None = None,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        leave_out: Sequence[str | os.PathLike[str]] = (),
     ) -> OptimizationResult:
         """Have this adapter's model write the workspace digest of `prompt` and store it (seed
         004); `promptkit.optimize.optimize_workspace_digest` with a `ModelDigestWriter`.
@@ -121,7 +125,8 @@ class ProviderAdapter(ABC):
         override of the digest section (and as the shared entry of its key) and clears the
         session's digest. The run happens on `optimization_session` (default: a new Session);
         `deadline` and `max_tool_rounds` bound it as for `evaluate`, and `output_dir` receives
-        `manifest.json`, `workspace.manifest.json` and `digest.md`.
+        `manifest.json`, `workspace.manifest.json` and `digest.md`. `include`, `exclude` and
+        `leave_out` narrow what the digest describes (see `optimize_workspace_digest`).
         """
         # The seed puts optimize on the adapter, but the workflow builds on adapters (and on
         # digests, workspaces and overrides, which adapters know nothing of): it is imported
@@ -140,6 +145,9 @@ class ProviderAdapter(ABC):
             deadline=deadline,
             max_tool_rounds=max_tool_rounds,
             output_dir=output_dir,
+            include=include,
+            exclude=exclude,
+            leave_out=leave_out,
         )
 
 

@@ -5,7 +5,8 @@ key is set, else the offline static optimizer). The session is the one most rece
 PATH (or a new one), so SESSION scope persists the digest through `SessionStore` for a later
 `render`; GLOBAL scope writes the overrides files and clears that session's digest. Progress
 goes to stderr, live on a terminal and as plain lines otherwise; the digest and where it was
-stored go to stdout.
+stored go to stdout. `--include` and `--exclude` narrow what the digest describes; the overrides
+folder and the state folder are never described when they sit inside PATH.
 """
 
 from __future__ import annotations
@@ -35,6 +36,22 @@ def register(subparsers: Any) -> None:
         default="session",
         help="session: store in the workspace's session; global: write the overrides files"
         " (default: session)",
+    )
+    parser.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="describe only files matching GLOB, relative to PATH (`src/**`, `**/*.py`);"
+        " repeat for several",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files matching GLOB, relative to PATH, and everything under a matching"
+        " directory (`vendor`, `**/fixtures`); repeat for several",
     )
     parser.add_argument(
         "--output-dir",
@@ -81,6 +98,9 @@ def run_optimize(args: argparse.Namespace) -> int:
             session=session,
             optimization_session=run_session,
             output_dir=args.output_dir,
+            include=args.include,
+            exclude=args.exclude,
+            leave_out=[bound.sessions.state_root],
         )
         if attachment is None and scope is OptimizationScope.SESSION:
             attachment = bound.sessions.attach(session, workspace)

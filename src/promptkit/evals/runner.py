@@ -274,5 +274,7 @@ def _usage_of_failure(error: BaseException) -> TokenUsage | None:
 
 
 def _cost_of(usage: TokenUsage | None) -> float | None:
-    # Cost arrives with `Usage.cost` (issue 16); until then a run reports tokens only.
-    return None
+    # `TokenUsage.cost` arrives with the price tables of issue 16; until it is on this branch
+    # the attribute is absent and a run reports tokens only, with no change needed here.
+    cost = getattr(usage, "cost", None)
+    return float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None

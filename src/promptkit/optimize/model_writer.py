@@ -97,8 +97,9 @@ def optimization_prompt(target: OptimizationTarget, session: Session) -> Prompt[
                 TextSection(title="Expectations", key="expectations", text=_EXPECTATIONS),
                 planning_section,
                 # Children are dropped: the optimization prompt has its own fixed layout, and a
-                # child bound to the caller's session would leak the run into it.
-                target.workspace_section.clone(session=session, children=()),
+                # child bound to the caller's session would leak the run into it. The mounts are
+                # the target's: narrowed by the run's globs, without promptkit's own folders.
+                target.workspace_section.clone(session=session, children=(), mounts=target.mounts),
                 # Writing the digest is this prompt's job, so its placeholder is expected there.
                 target.digest_section.clone(
                     session=session,

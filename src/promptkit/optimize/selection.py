@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
-from promptkit.adapters.base import ProviderAdapter
 from promptkit.adapters.selection import choose_adapter, model_configured
 from promptkit.errors import ProviderError
-from promptkit.optimize.model_writer import ModelDigestWriter
-from promptkit.optimize.static_writer import StaticDigestWriter
-from promptkit.optimize.types import DigestWriter
+
+if TYPE_CHECKING:
+    from promptkit.adapters.base import ProviderAdapter
+    from promptkit.optimize.types import DigestWriter
 
 WriterName = Literal["auto", "openai", "anthropic", "static"]
 WRITER_NAMES: tuple[str, ...] = get_args(WriterName)
@@ -36,6 +36,8 @@ class WriterChoice:
     @classmethod
     def of_adapter(cls, adapter: ProviderAdapter, reason: str) -> WriterChoice:
         """The choice of `adapter`'s model as the writer (and as the REPL's answering model)."""
+        from promptkit.optimize.model_writer import ModelDigestWriter
+
         return cls(ModelDigestWriter(adapter), reason, adapter)
 
 
@@ -51,6 +53,10 @@ def choose_digest_writer(
     `model`, `base_url` and `environ` are as for `choose_adapter`; keys are never put in the
     reason or in an error message.
     """
+    # The writers are imported when chosen: every CLI command's parser imports this module for
+    # WRITER_NAMES, and the model writer's import (adapters, the tool loop) is costly to start.
+    from promptkit.optimize.static_writer import StaticDigestWriter
+
     env = os.environ if environ is None else environ
     if provider not in WRITER_NAMES:
         raise ProviderError(f"unknown provider {provider!r}: use one of {', '.join(WRITER_NAMES)}")

@@ -1,7 +1,10 @@
 """`StaticDigestWriter`: the offline writer, which builds the digest from the files alone.
 
-Its digest comes from `scan_workspace` and `render_static_digest` (layout, tooling, workflows and
-watch-outs read from the files themselves). It runs through the same workflow as a model writer,
+Its digest comes from `scan_roots` over every mount of the workspace section, with its globs, and
+`render_static_digest` (layout, tooling, workflows and watch-outs read from the files
+themselves). It never builds the section's overlay: it lists the mounts and reads only the files
+it parses, each only up to the size its parser needs, so its cost grows with the number of files
+listed, not with their bytes. It runs through the same workflow as a model writer,
 so the same validation runs before anything else, empty or credential-bearing digests are refused
 the same way, and SESSION and GLOBAL storage are the same. It needs no API key and no network,
 and the same tree gives the same digest byte for byte. It is not a `ProviderAdapter`: it answers
@@ -14,7 +17,9 @@ from datetime import timedelta
 
 from promptkit.optimize.types import DigestDraft, OptimizationTarget, digest_response
 from promptkit.session import Session
-from promptkit.workspace import render_static_digest, scan_workspace
+from promptkit.workspace import render_static_digest
+from promptkit.workspace.reading import HOST_READER, WorkspaceReader
+from promptkit.workspace.scan import ScanRoot, scan_roots
 
 STATIC_PROVIDER = "static"
 STATIC_MODEL = "static"
@@ -22,14 +27,21 @@ DEFAULT_STATIC_DIGEST_TOKENS = 2000
 
 
 class StaticDigestWriter:
-    """Writes digests from a static scan; `max_tokens` bounds the digest (estimated tokens)."""
+    """Writes digests from a static scan; `max_tokens` bounds the digest (estimated tokens), and
+    every file it reads goes through `reader` (default: the host filesystem)."""
 
-    def __init__(self, *, max_tokens: int = DEFAULT_STATIC_DIGEST_TOKENS) -> None:
+    def __init__(
+        self,
+        *,
+        max_tokens: int = DEFAULT_STATIC_DIGEST_TOKENS,
+        reader: WorkspaceReader = HOST_READER,
+    ) -> None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise ValueError(
                 f"StaticDigestWriter: max_tokens must be an int >= 1, got {max_tokens!r}"
             )
         self._max_tokens = max_tokens
+        self._reader = reader
 
     @property
     def provider(self) -> str:
@@ -52,7 +64,16 @@ class StaticDigestWriter:
     ) -> DigestDraft:
         """The digest of the workspace from a static scan; no model runs, so the session, the
         deadline and the tool rounds have nothing to bound."""
-        facts = scan_workspace(target.workspace_root)
+        roots = [
+            ScanRoot(
+                mount.root(),
+                prefix=mount.mount_path,
+                include=mount.include_glob,
+                exclude=mount.exclude_glob,
+            )
+            for mount in target.mounts
+        ]
+        facts = scan_roots(roots, reader=self._reader)
         digest = render_static_digest(facts, max_tokens=self._max_tokens)
         response = digest_response(
             digest,

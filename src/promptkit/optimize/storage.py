@@ -81,18 +81,23 @@ def _store_globally(
     # failure further on has to put back.
     own_before = store.resolve(prompt.descriptor, tag)
     shared_before = shared.resolve_shared_section(key, tag) if shared is not None else None
+    expected_hash = target.digest_section.content_hash
+    own_entry = own_before.sections.get(target.digest_path) if own_before is not None else None
     undo: list[Callable[[], None]] = []
     try:
-        store.set_section_override(
-            prompt, tag=tag, path=target.digest_path, body=digest, source=author
-        )
-        undo.append(partial(_restore_own, store, prompt, tag, target.digest_path, own_before))
-        if shared is not None:
+        # An entry that already says exactly this is left as it is, so optimizing an unchanged
+        # tree again leaves the override files byte for byte as they were (updated_at included).
+        if not _says(own_entry, digest, expected_hash, author):
+            store.set_section_override(
+                prompt, tag=tag, path=target.digest_path, body=digest, source=author
+            )
+            undo.append(partial(_restore_own, store, prompt, tag, target.digest_path, own_before))
+        if shared is not None and not _says(shared_before, digest, expected_hash, author):
             shared.set_shared_section(
                 section_key=key,
                 tag=tag,
                 body=digest,
-                expected_hash=target.digest_section.content_hash,
+                expected_hash=expected_hash,
                 source=author,
             )
             undo.append(partial(_restore_shared, shared, key, tag, shared_before))
@@ -161,3 +166,14 @@ def _restore_shared(
             tag=tag,
             reason=f"{type(store).__name__} offers no way to delete a shared section",
         )
+
+
+def _says(
+    entry: SectionOverride | None, body: str, expected_hash: str, author: OverrideAuthor
+) -> bool:
+    return (
+        entry is not None
+        and entry.body == body
+        and entry.expected_hash == expected_hash
+        and entry.source == author
+    )

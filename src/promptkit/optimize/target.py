@@ -3,10 +3,18 @@
 `prepare_optimization` finds the prompt's `WorkspaceDigestSection` and workspace section, checks
 the scope and the overrides arguments, and returns an `OptimizationTarget`; every problem is an
 `OptimizationError` that says what is missing and that no request was sent.
+
+The target's mounts are the section's, narrowed by the run's include/exclude globs and without
+promptkit's own folders: the overrides store's root and any `leave_out` directory (a state
+folder) inside a mount. A digest that counted its own override would change each time it is
+written, so two runs on an unchanged tree would not agree.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +25,8 @@ from promptkit.optimize.types import OptimizationScope, OptimizationTarget
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt
 from promptkit.session import SessionProtocol
-from promptkit.workspace.vfs import WorkspaceSection
+from promptkit.workspace.globs import literal_glob
+from promptkit.workspace.vfs import HostMount, WorkspaceSection
 
 
 def prepare_optimization(
@@ -27,9 +36,17 @@ def prepare_optimization(
     overrides_store: PromptOverridesStore | None,
     overrides_tag: str | None,
     session: SessionProtocol,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    leave_out: Sequence[str | os.PathLike[str]] = (),
 ) -> OptimizationTarget:
     """Check everything that can be checked before spending anything; OptimizationError names
-    what is missing and what to do."""
+    what is missing and what to do.
+
+    `include` and `exclude` are globs over paths relative to each mounted directory (as a
+    `HostMount`'s are); `leave_out` names directories promptkit writes into (a state folder)
+    that the digest must not describe.
+    """
     if not isinstance(prompt, Prompt):
         raise OptimizationError(
             f"optimize needs a promptkit Prompt, got {type(prompt).__name__}; no request was sent"
@@ -85,6 +102,14 @@ def prepare_optimization(
         require_key(overrides_tag, what="overrides_tag", error=OptimizationError)
     path = prompt.path_of(digest_section)
     assert path is not None  # find_section returned a section of this very prompt
+    own_folders = [Path(folder) for folder in leave_out]
+    store_root = getattr(overrides_store, "root", None)
+    if isinstance(store_root, Path):
+        own_folders.append(store_root)
+    mounts = tuple(
+        _narrowed(mount, include, exclude, own_folders, name=name)
+        for mount in _primary_first(workspace_section)
+    )
     return OptimizationTarget(
         prompt=prompt,
         digest_section=digest_section,
@@ -94,6 +119,7 @@ def prepare_optimization(
         scope=scope,
         overrides_store=overrides_store,
         overrides_tag=overrides_tag,
+        mounts=mounts,
     )
 
 
@@ -101,3 +127,46 @@ def _workspace_root(section: WorkspaceSection) -> Path:
     """The host directory the digest describes: the one mounted at `/`, else the first mount."""
     mount = next((m for m in section.mounts if m.mount_path == "/"), section.mounts[0])
     return Path(mount.host_path).expanduser().resolve()
+
+
+def _primary_first(section: WorkspaceSection) -> list[HostMount]:
+    """The mounts with the one the digest's provenance describes (`/`, else the first) first."""
+    mounts = list(section.mounts)
+    primary = next((m for m in mounts if m.mount_path == "/"), mounts[0])
+    return [primary, *(m for m in mounts if m is not primary)]
+
+
+def _narrowed(
+    mount: HostMount,
+    include: Sequence[str],
+    exclude: Sequence[str],
+    own_folders: Sequence[Path],
+    *,
+    name: str,
+) -> HostMount:
+    """`mount` with the run's globs added and promptkit's own folders inside it excluded."""
+    if include and mount.include_glob:
+        raise OptimizationError(
+            f"optimize {name}: the mount at {mount.mount_path} has include_glob"
+            f" {list(mount.include_glob)} already, so --include cannot narrow it further; narrow"
+            " with --exclude, or change the mount's include_glob; no request was sent"
+        )
+    root = Path(mount.host_path).expanduser().resolve()
+    own = [
+        literal_glob(relative.as_posix())
+        for folder in own_folders
+        if (relative := _relative_inside(folder.expanduser().resolve(), root)) is not None
+    ]
+    return dataclasses.replace(
+        mount,
+        include_glob=tuple(include) or mount.include_glob,
+        exclude_glob=(*mount.exclude_glob, *exclude, *own),
+    )
+
+
+def _relative_inside(folder: Path, root: Path) -> Path | None:
+    # The root itself is never left out: a state folder that is the workspace is a mistake the
+    # session store reports, not a reason to describe nothing.
+    if folder == root or not folder.is_relative_to(root):
+        return None
+    return folder.relative_to(root)

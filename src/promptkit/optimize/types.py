@@ -19,7 +19,7 @@ from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt, SectionPath
 from promptkit.session import Session
 from promptkit.workspace.manifest import WorkspaceManifest
-from promptkit.workspace.vfs import WorkspaceSection
+from promptkit.workspace.vfs import HostMount, WorkspaceSection
 
 
 class OptimizationScope(StrEnum):
@@ -51,7 +51,11 @@ class OptimizationResponse:
 @dataclass(frozen=True)
 class OptimizationTarget:
     """What validation found: the prompt's digest section and its path, the workspace section
-    and the directory it mounts, and where the digest is to be stored."""
+    and the directory it mounts, and where the digest is to be stored.
+
+    `mounts` are the workspace section's mounts as the digest sees them: narrowed by the run's
+    include/exclude globs, and without promptkit's own folders (overrides, state) inside them.
+    """
 
     prompt: Prompt[Any]
     digest_section: WorkspaceDigestSection
@@ -61,6 +65,7 @@ class OptimizationTarget:
     scope: OptimizationScope
     overrides_store: PromptOverridesStore | None
     overrides_tag: str | None
+    mounts: tuple[HostMount, ...]
 
     @property
     def section_key(self) -> str:

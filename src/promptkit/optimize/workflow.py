@@ -20,7 +20,9 @@ what step 4 had already written. The user guide is docs/optimize.md.
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -53,6 +55,9 @@ def optimize_workspace_digest(
     deadline: float | timedelta | None = None,
     max_tool_rounds: int = DEFAULT_OPTIMIZE_TOOL_ROUNDS,
     output_dir: str | Path | None = None,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    leave_out: Sequence[str | os.PathLike[str]] = (),
 ) -> OptimizationResult:
     """Validate, have `writer` write the digest, check it, store it, and record the run.
 
@@ -60,7 +65,10 @@ def optimize_workspace_digest(
     here, so the checks and storage rules are the same whoever writes the digest. The arguments
     after `writer` are the seed's `optimize` arguments; `deadline` and `max_tool_rounds` bound a
     model writer as they bound `evaluate`, and `output_dir` receives `manifest.json`,
-    `workspace.manifest.json` and `digest.md`.
+    `workspace.manifest.json` and `digest.md`. `include` and `exclude` narrow what the digest
+    describes (globs relative to each mounted directory); `leave_out` names directories promptkit
+    writes into (a state folder) that it must not describe, as the overrides store's root never
+    is.
     """
     started = time.monotonic()
     if not isinstance(prompt, Prompt):
@@ -85,6 +93,9 @@ def optimize_workspace_digest(
             overrides_store=overrides_store,
             overrides_tag=overrides_tag,
             session=session,
+            include=include,
+            exclude=exclude,
+            leave_out=leave_out,
         )
         run.target = target
         written = writer.write_digest(

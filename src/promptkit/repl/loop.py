@@ -54,7 +54,7 @@ from promptkit.session import (
     ToolInvoked,
 )
 from promptkit.workspace.manifest import describe_workspace
-from promptkit.workspace.vfs import VfsFile, VfsMount
+from promptkit.workspace.vfs import forget_listings
 
 
 @dataclass(frozen=True)
@@ -370,12 +370,12 @@ class WorkspaceRepl(cmd.Cmd):
         return f"{body}\n\n({usage_line(response)})"
 
     def _refresh_workspace_copy(self) -> None:
-        # The workspace section copies the files once; a review after an edit must see the edit.
+        # The workspace section keeps its listing and what it read; a review after an edit must
+        # see the edit (and files created since).
         fingerprint = _fingerprint(self.setup.workspace)
         if fingerprint == self._copied_fingerprint:
             return
-        self.session.clear_slice(VfsFile)
-        self.session.clear_slice(VfsMount)
+        forget_listings(self.session)
         self._prompt = self._bound_prompt()
         self._copied_fingerprint = fingerprint
 

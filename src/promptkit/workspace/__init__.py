@@ -1,11 +1,12 @@
 """Workspaces: which files promptkit may read, where they came from, and what they say.
 
-- `select_files`: the readable text files of a directory (git-aware, credential-free).
+- `select_files`: the listing of a directory's text files (git-aware, credential-free, no
+  content read); `read_workspace_bytes` / `WorkspaceReader`: the one confined read path.
 - `describe_workspace` / `WorkspaceManifest`: provenance and a content fingerprint.
 - `scan_workspace` / `WorkspaceFacts`: layout, tooling, commands, CI and watch-outs.
 - `render_static_digest`: those facts as bounded, reproducible markdown.
 - `VfsWorkspaceSection` / `PodmanWorkspaceSection`: prompt sections whose tools let a model
-  explore a copy of the workspace (in memory, or in a read-only container).
+  explore the workspace: an overlay over the host read on demand (or a read-only container).
 """
 
 from typing import TYPE_CHECKING
@@ -18,9 +19,12 @@ _EXPORTS: dict[str, str] = {
     "FileSelection": "promptkit.workspace.files",
     "SkipReason": "promptkit.workspace.files",
     "WorkspaceFile": "promptkit.workspace.files",
-    "is_credential_file_name": "promptkit.workspace.files",
-    "read_workspace_bytes": "promptkit.workspace.files",
     "select_files": "promptkit.workspace.files",
+    "is_credential_file_name": "promptkit.workspace.exclusions",
+    "PathGlob": "promptkit.workspace.globs",
+    "HOST_READER": "promptkit.workspace.reading",
+    "WorkspaceReader": "promptkit.workspace.reading",
+    "read_workspace_bytes": "promptkit.workspace.reading",
     "MANIFEST_FILE_NAME": "promptkit.workspace.manifest",
     "WorkspaceManifest": "promptkit.workspace.manifest",
     "WorkspaceStrategy": "promptkit.workspace.manifest",
@@ -31,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "LanguageCount": "promptkit.workspace.scan",
     "WatchOut": "promptkit.workspace.guidance",
     "FolderNote": "promptkit.workspace.folders",
+    "ScanRoot": "promptkit.workspace.scan",
     "WorkspaceFacts": "promptkit.workspace.scan",
     "scan_workspace": "promptkit.workspace.scan",
     "estimate_tokens": "promptkit.workspace.static_digest",
@@ -47,16 +52,18 @@ __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
+    from promptkit.workspace.exclusions import (
+        is_credential_file_name as is_credential_file_name,
+    )
     from promptkit.workspace.files import (
         DEFAULT_MAX_FILE_BYTES as DEFAULT_MAX_FILE_BYTES,
         FileSelection as FileSelection,
         SkipReason as SkipReason,
         WorkspaceFile as WorkspaceFile,
-        is_credential_file_name as is_credential_file_name,
-        read_workspace_bytes as read_workspace_bytes,
         select_files as select_files,
     )
     from promptkit.workspace.folders import FolderNote as FolderNote
+    from promptkit.workspace.globs import PathGlob as PathGlob
     from promptkit.workspace.guidance import WatchOut as WatchOut
     from promptkit.workspace.manifest import (
         MANIFEST_FILE_NAME as MANIFEST_FILE_NAME,
@@ -68,9 +75,15 @@ if TYPE_CHECKING:
     from promptkit.workspace.podman import (
         PodmanWorkspaceSection as PodmanWorkspaceSection,
     )
+    from promptkit.workspace.reading import (
+        HOST_READER as HOST_READER,
+        WorkspaceReader as WorkspaceReader,
+        read_workspace_bytes as read_workspace_bytes,
+    )
     from promptkit.workspace.scan import (
         DirectoryCount as DirectoryCount,
         LanguageCount as LanguageCount,
+        ScanRoot as ScanRoot,
         WorkspaceFacts as WorkspaceFacts,
         scan_workspace as scan_workspace,
     )

@@ -1,37 +1,32 @@
-"""Which files of a workspace promptkit may read, and reading them without leaving the root.
+"""Which files of a workspace promptkit may read: the listing, from names and `lstat` alone.
 
 `select_files` lists the workspace the way its owner sees it: in a git work tree, what
 `git ls-files --cached --others --exclude-standard` lists (tracked plus untracked, not ignored);
-elsewhere, a directory walk that honours every `.gitignore` (gitwildmatch semantics, via
-pathspec) and prunes VCS metadata and well-known cache/dependency directories.
+elsewhere, a directory walk (iterative, so depth costs no stack) that honours every `.gitignore`
+(gitwildmatch semantics, via pathspec) and prunes VCS metadata and well-known cache/dependency
+directories. No file's content is opened: listing 100,000 files costs one `lstat` each, and the
+content is read later, on demand, through `promptkit.workspace.reading`.
 
 Whatever the source, a file is always left out when it is:
 
-- under `.git/`, or not valid UTF-8 in its name (no consumer could show it faithfully);
+- under `.git/`, or named with bytes that are not UTF-8 or with a control character such as a
+  newline (no consumer could show or type it back faithfully);
 - a credential file by name (`.env*`, `*.pem`, `*.key`, `id_rsa*`, `.npmrc`, ...);
 - a symlink that resolves outside the root, a symlinked directory (never followed), or a file
   under one; a FIFO, socket or device (never opened, since opening a FIFO blocks);
-- larger than the size cap, binary (a known binary extension, or a NUL in its first 8 KiB),
-  deleted since git listed it, or unreadable.
+- larger than the size cap, of a known binary format by its extension, deleted since git listed
+  it, or unreadable; or left out by the caller's include/exclude globs (not counted).
 
-Skipped files are counted by reason, so a digest can say what it left out.
-
-The NUL sniff is the costly part of a selection (one open and read per file), and freshness
-checks select the same workspace on every render. So the sniff's verdict on a tracked file git
-reports unmodified is remembered per workspace, next to the file's blob id and stat (inode,
-size, mtime, ctime); the next selection reuses it only while all of those are unchanged, so an
-edit, a checkout or a chmod is sniffed again.
+Skipped files are counted by reason, so a digest can say what it left out. A file whose content
+turns out binary (a NUL byte) is refused when it is read, not here.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
 import stat
-import threading
-from collections import Counter, OrderedDict
-from collections.abc import Iterator, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -39,6 +34,12 @@ from typing import TYPE_CHECKING, Literal
 from promptkit.errors import WorkspaceError
 from promptkit.logging import get_logger
 from promptkit.workspace._git import run_git, run_git_together
+from promptkit.workspace.exclusions import (
+    has_binary_suffix,
+    is_credential_file_name,
+    is_unsafe_name,
+)
+from promptkit.workspace.globs import PathFilter
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -48,8 +49,6 @@ __all__ = [
     "FileSelection",
     "SkipReason",
     "WorkspaceFile",
-    "is_credential_file_name",
-    "read_workspace_bytes",
     "resolve_workspace_root",
     "select_files",
 ]
@@ -57,8 +56,6 @@ __all__ = [
 _log = get_logger("promptkit.workspace")
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
-_SNIFF_BYTES = 8192
-_SNIFF_MEMORY_ROOTS = 16
 
 SkipReason = Literal[
     "binary",
@@ -70,6 +67,7 @@ SkipReason = Literal[
     "symlinked_directory",
     "too_large",
     "unreadable",
+    "unsafe_name",
 ]
 
 
@@ -101,58 +99,6 @@ class FileSelection:
         return dict(self.skipped).get(reason, 0)
 
 
-# Matched against the lower-cased file name. `.env.example` is excluded too: templates are
-# where real keys get pasted by mistake, and the digest loses little without them.
-_CREDENTIAL_NAME_GLOBS = (
-    ".env",
-    ".env.*",
-    "*.env",
-    ".envrc",
-    "*.pem",
-    "*.key",
-    "*.p8",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "*.kdbx",
-    "*.ppk",
-    "*.tfstate",
-    "*.tfstate.*",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    ".npmrc",
-    ".pypirc",
-    ".netrc",
-    "_netrc",
-    ".pgpass",
-    ".htpasswd",
-    ".git-credentials",
-    ".dockercfg",
-    "credentials",
-    "credentials.json",
-    "client_secret*.json",
-    "secrets.json",
-    "secrets.toml",
-    "secrets.yaml",
-    "secrets.yml",
-)
-_CREDENTIAL_NAME = re.compile("|".join(fnmatch.translate(glob) for glob in _CREDENTIAL_NAME_GLOBS))
-
-# Known binary formats are left out without being opened.
-# fmt: off
-_BINARY_SUFFIXES = frozenset({
-    "7z", "a", "avi", "bin", "bmp", "bz2", "class", "dll", "dmg", "dylib", "eot", "exe",
-    "flac", "gif", "gz", "h5", "ico", "icns", "iso", "jar", "jpeg", "jpg", "lib", "lz4", "mo",
-    "mov", "mp3", "mp4", "npy", "npz", "o", "obj", "ogg", "onnx", "otf", "parquet", "pdf",
-    "pickle", "pkl", "png", "psd", "pt", "pyc", "pyd", "pyo", "rar", "safetensors", "so",
-    "sqlite", "sqlite3", "tar", "tgz", "tif", "tiff", "ttf", "war", "wav", "webm", "webp",
-    "whl", "woff", "woff2", "xz", "zip", "zst",
-})
-# fmt: on
-
 # Pruned in a walk (git work trees rely on their own ignore rules instead).
 _WALK_PRUNED_DIRECTORIES = frozenset(
     {
@@ -172,40 +118,6 @@ _WALK_PRUNED_DIRECTORIES = frozenset(
 )
 
 
-# (blob id, inode, size, mtime_ns, ctime_ns) of a tracked, unmodified file when it was sniffed.
-_SniffKey = tuple[str, int, int, int, int]
-# Relative path -> (the key it was sniffed under, whether a NUL was found).
-_Sniffs = dict[str, tuple[_SniffKey, bool]]
-
-
-class _SniffMemory:
-    """The last selection's sniff verdicts for up to `roots` workspaces, oldest dropped first."""
-
-    def __init__(self, roots: int) -> None:
-        self._roots = roots
-        self._by_root: OrderedDict[str, _Sniffs] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def recall(self, root: str) -> Mapping[str, tuple[_SniffKey, bool]]:
-        with self._lock:
-            return self._by_root.get(root, {})
-
-    def remember(self, root: str, sniffs: _Sniffs) -> None:
-        with self._lock:
-            self._by_root[root] = sniffs
-            self._by_root.move_to_end(root)
-            while len(self._by_root) > self._roots:
-                self._by_root.popitem(last=False)
-
-
-_sniff_memory = _SniffMemory(_SNIFF_MEMORY_ROOTS)
-
-
-def is_credential_file_name(name: str) -> bool:
-    """Whether a file called `name` (no directory) holds credentials by convention."""
-    return _CREDENTIAL_NAME.match(name.lower()) is not None
-
-
 def resolve_workspace_root(root: str | os.PathLike[str]) -> Path:
     """`root` as an absolute, symlink-free path; WorkspaceError when it is not a directory."""
     path = Path(root)
@@ -222,20 +134,28 @@ def resolve_workspace_root(root: str | os.PathLike[str]) -> Path:
 
 
 def select_files(
-    root: str | os.PathLike[str], *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    root: str | os.PathLike[str],
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
 ) -> FileSelection:
-    """The readable text files of the workspace at `root`, sorted by path (see module doc)."""
+    """The listed text files of the workspace at `root`, sorted by path (see module doc).
+
+    `include` and `exclude` are `PathGlob` patterns over paths relative to `root` (an exclude
+    also leaves out everything under a directory it matches).
+    """
     if max_file_bytes < 0:
         raise ValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
     resolved = resolve_workspace_root(root)
+    path_filter = PathFilter.of(include, exclude)
     listing = _git_listing(resolved)
-    checker = _Checker(resolved, max_file_bytes, _sniff_memory.recall(str(resolved)))
+    checker = _Checker(resolved, max_file_bytes)
     if listing is not None:
         for raw_path, blob_id in listing:
-            checker.consider_listed(raw_path, blob_id)
-        _sniff_memory.remember(str(resolved), checker.sniffs)
+            checker.consider_listed(raw_path, blob_id, path_filter)
     else:
-        for relative in _walk_directory(resolved, "", [], checker):
+        for relative in _walk_directory(resolved, path_filter, checker):
             checker.consider_walked(relative)
     selection = FileSelection(
         root=resolved,
@@ -251,32 +171,6 @@ def select_files(
         from_git=selection.from_git,
     )
     return selection
-
-
-def read_workspace_bytes(root: Path, relative: str, *, limit: int) -> bytes:
-    """Up to `limit` bytes of the regular file `relative` inside `root`.
-
-    The path is resolved again at read time, so a file swapped for a symlink to somewhere
-    outside the root after selection is refused rather than read. Raises WorkspaceError.
-    """
-    if relative.startswith("/") or ".." in relative.split("/"):
-        raise WorkspaceError(f"{relative!r} escapes the workspace {root}: use a relative path")
-    target = root / relative
-    real = os.path.realpath(target)
-    if not _is_inside(real, str(root)):
-        raise WorkspaceError(f"{relative} resolves outside the workspace {root}; it is not read")
-    try:
-        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError as error:
-        raise WorkspaceError(
-            f"{relative} in workspace {root} cannot be read ({error.strerror or error})"
-        ) from None
-    try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise WorkspaceError(f"{relative} in workspace {root} is not a regular file")
-        return _read_up_to(descriptor, limit)
-    finally:
-        os.close(descriptor)
 
 
 def _git_listing(root: Path) -> list[tuple[bytes, str | None]] | None:
@@ -323,26 +217,26 @@ def _is_ignored_by_git(root: Path) -> bool:
 class _Checker:
     """Applies the exclusion rules to candidate paths and collects the survivors."""
 
-    def __init__(
-        self,
-        root: Path,
-        max_file_bytes: int,
-        known_sniffs: Mapping[str, tuple[_SniffKey, bool]],
-    ) -> None:
+    def __init__(self, root: Path, max_file_bytes: int) -> None:
         self.root = root
         self.root_text = str(root)
         self.max_file_bytes = max_file_bytes
         self.files: list[WorkspaceFile] = []
         self.skipped: Counter[SkipReason] = Counter()
-        self.sniffs: _Sniffs = {}
-        self._known_sniffs = known_sniffs
         self._directory_is_real: dict[str, bool] = {"": True}
 
-    def consider_listed(self, raw_path: bytes, blob_id: str | None) -> None:
+    def consider_listed(
+        self, raw_path: bytes, blob_id: str | None, path_filter: PathFilter
+    ) -> None:
         try:
             relative = raw_path.decode("utf-8")
         except UnicodeDecodeError:
             self.skipped["non_utf8_name"] += 1
+            return
+        if not path_filter.allows(relative):
+            return
+        if is_unsafe_name(relative):
+            self.skipped["unsafe_name"] += 1
             return
         parent = relative.rpartition("/")[0]
         if not self._is_real_directory(parent):
@@ -379,7 +273,6 @@ class _Checker:
         if is_credential_file_name(name):
             self.skipped["credential"] += 1
             return
-        target = full
         if stat.S_ISLNK(info.st_mode):
             target = os.path.realpath(full)
             if not _is_inside(target, self.root_text):
@@ -389,7 +282,6 @@ class _Checker:
                 self.skipped["credential"] += 1
                 return
             try:
-                # realpath left no symlink to follow (one swapped in since is not regular).
                 info = os.lstat(target)
             except OSError:
                 self.skipped["missing"] += 1
@@ -397,7 +289,7 @@ class _Checker:
             if stat.S_ISDIR(info.st_mode):
                 self.skipped["symlinked_directory"] += 1
                 return
-            # A symlink's git blob is its target path, not the content read here.
+            # A symlink's git blob is its target path, not the content a read returns.
             blob_id = None
         if not stat.S_ISREG(info.st_mode):
             self.skipped["not_regular_file"] += 1
@@ -405,42 +297,7 @@ class _Checker:
         if info.st_size > self.max_file_bytes:
             self.skipped["too_large"] += 1
             return
-        if name.rpartition(".")[2].lower() in _BINARY_SUFFIXES and "." in name:
-            self.skipped["binary"] += 1
-            return
-        key: _SniffKey | None = None
-        if blob_id is not None:
-            key = (blob_id, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-            known = self._known_sniffs.get(relative)
-            if known is not None and known[0] == key:
-                self.sniffs[relative] = known
-                self._keep(relative, info, blob_id, is_binary=known[1])
-                return
-        try:
-            descriptor = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            self.skipped["unreadable"] += 1
-            return
-        try:
-            opened = os.fstat(descriptor)
-            if not stat.S_ISREG(opened.st_mode):
-                self.skipped["not_regular_file"] += 1
-                return
-            head = os.read(descriptor, _SNIFF_BYTES)
-        except OSError:
-            self.skipped["unreadable"] += 1
-            return
-        finally:
-            os.close(descriptor)
-        is_binary = b"\0" in head
-        if key is not None:
-            self.sniffs[relative] = (key, is_binary)
-        self._keep(relative, opened, blob_id, is_binary=is_binary)
-
-    def _keep(
-        self, relative: str, info: os.stat_result, blob_id: str | None, *, is_binary: bool
-    ) -> None:
-        if is_binary:
+        if has_binary_suffix(name):
             self.skipped["binary"] += 1
             return
         self.files.append(
@@ -464,44 +321,57 @@ class _Checker:
         return is_real
 
 
-def _walk_directory(
-    root: Path, prefix: str, specs: list[tuple[str, GitIgnoreSpec]], checker: _Checker
-) -> Iterator[str]:
-    """Relative paths of the non-directory entries under `prefix` that no `.gitignore` ignores.
-
-    Symlinked directories are yielded as entries, never descended into.
-    """
-    directory = f"{root}/{prefix}"
-    try:
-        with os.scandir(directory) as listing:
-            entries = list(listing)
-    except OSError:
-        checker.skipped["unreadable"] += 1
-        return
-    own_spec = next(
-        (_load_gitignore(entry.path) for entry in entries if entry.name == ".gitignore"), None
-    )
-    if own_spec is not None:
-        specs = [*specs, (prefix, own_spec)]
-    for entry in entries:
-        name = entry.name
+def _walk_directory(root: Path, path_filter: PathFilter, checker: _Checker) -> Iterator[str]:
+    """Relative paths of the non-directory entries that no `.gitignore` ignores and the filter
+    allows. Symlinked directories are yielded as entries, never descended into."""
+    # (directory prefix, the .gitignore specs that apply inside it); a stack, not recursion.
+    pending: list[tuple[str, list[tuple[str, GitIgnoreSpec]]]] = [("", [])]
+    while pending:
+        prefix, specs = pending.pop()
         try:
-            name.encode("utf-8")
-        except UnicodeEncodeError:
-            checker.skipped["non_utf8_name"] += 1
-            continue
-        relative = f"{prefix}{name}"
-        try:
-            is_directory = entry.is_dir(follow_symlinks=False)
+            with os.scandir(f"{root}/{prefix}") as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
         except OSError:
             checker.skipped["unreadable"] += 1
             continue
-        if is_directory:
-            if name in _WALK_PRUNED_DIRECTORIES or _is_ignored(relative + "/", specs):
+        # Only a regular .gitignore is read: one that is a FIFO would block the walk.
+        own_spec = next(
+            (
+                _load_gitignore(entry.path)
+                for entry in entries
+                if entry.name == ".gitignore" and entry.is_file(follow_symlinks=False)
+            ),
+            None,
+        )
+        if own_spec is not None:
+            specs = [*specs, (prefix, own_spec)]
+        subdirectories: list[str] = []
+        for entry in entries:
+            name = entry.name
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:
+                checker.skipped["non_utf8_name"] += 1
                 continue
-            yield from _walk_directory(root, relative + "/", specs, checker)
-        elif not _is_ignored(relative, specs):
-            yield relative
+            relative = f"{prefix}{name}"
+            try:
+                is_directory = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                checker.skipped["unreadable"] += 1
+                continue
+            if is_directory:
+                if not (
+                    name in _WALK_PRUNED_DIRECTORIES
+                    or _is_ignored(relative + "/", specs)
+                    or path_filter.excludes_directory(relative)
+                ):
+                    subdirectories.append(relative + "/")
+            elif not _is_ignored(relative, specs) and path_filter.allows(relative):
+                if is_unsafe_name(relative):
+                    checker.skipped["unsafe_name"] += 1
+                else:
+                    yield relative
+        pending.extend((directory, specs) for directory in reversed(subdirectories))
 
 
 def _load_gitignore(path: str) -> GitIgnoreSpec | None:
@@ -526,15 +396,3 @@ def _is_ignored(relative: str, specs: list[tuple[str, GitIgnoreSpec]]) -> bool:
 
 def _is_inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
-
-
-def _read_up_to(descriptor: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    remaining = limit
-    while remaining > 0:
-        chunk = os.read(descriptor, min(remaining, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)

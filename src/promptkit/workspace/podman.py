@@ -1,8 +1,9 @@
 """`PodmanWorkspaceSection`: the `vfs_*` file tools plus `shell_execute` in a podman container.
 
-The file tools are the VFS section's, over the same in-memory copy of the mounts. Each
-`shell_execute` writes that copy (with the model's own `vfs_write_file` changes, and without the
-credential, binary and oversized files the copy never held) to a temporary directory, mounts it
+The file tools are the VFS section's, over the same overlay of the mounts. Each
+`shell_execute` writes what the file tools show (the listed files read from the host now, with
+the model's own `vfs_write_file` changes, and without the credential, binary and oversized files
+the listing leaves out) to a temporary directory, mounts it
 read-only at `/workspace` in a fresh `podman run --rm` container, and deletes it afterwards. The
 container has no network unless `network=True`, a read-only root filesystem (podman's tmpfs on
 `/tmp` stays writable), no capabilities and `no-new-privileges`. Commands see exactly what the
@@ -27,10 +28,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from promptkit.errors import PromptValidationError, WorkspaceUnavailableError
+from promptkit.errors import PromptValidationError, WorkspaceError, WorkspaceUnavailableError
 from promptkit.logging import get_logger
 from promptkit.prompt import Tool, ToolContext, ToolResult
-from promptkit.workspace.vfs import VfsFile, WorkspaceSection
+from promptkit.workspace.overlay import Overlay
+from promptkit.workspace.vfs import WorkspaceSection
 
 __all__ = [
     "CONTAINER_WORKSPACE",
@@ -236,7 +238,7 @@ class PodmanWorkspaceSection(WorkspaceSection):
             )
         name = f"promptkit-{uuid.uuid4().hex[:16]}"
         with tempfile.TemporaryDirectory(prefix="promptkit-workspace-") as directory:
-            _materialize(self.filesystem.files(), Path(directory))
+            _materialize(self.overlay, Path(directory))
             argv = podman_run_command(
                 podman=executable,
                 image=self.image,
@@ -302,14 +304,19 @@ class PodmanWorkspaceSection(WorkspaceSection):
             _log.warning("container_not_removed", container=name, error=str(error))
 
 
-def _materialize(files: Sequence[VfsFile], directory: Path) -> None:
-    """Write the VFS files under `directory` (paths are normalised, so they stay inside it)."""
+def _materialize(overlay: Overlay, directory: Path) -> None:
+    """Write every file the overlay shows under `directory` (paths are normalised, so they stay
+    inside it); a file that cannot be read now is left out, as the file tools would refuse it."""
     # Readable by any user the image runs as; the directory is mounted read-only anyway.
     directory.chmod(0o755)
-    for file in files:
-        target = directory / file.path.lstrip("/")
+    for path, _ in overlay.files():
+        try:
+            content = overlay.read(path, keep=False).content
+        except WorkspaceError:
+            continue
+        target = directory / path.lstrip("/")
         target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-        target.write_text(file.content, encoding="utf-8")
+        target.write_text(content, encoding="utf-8")
         target.chmod(0o644)
 
 

@@ -1,12 +1,13 @@
 """`scan_workspace`: task-agnostic facts about a workspace, gathered fast and without secrets.
 
-The scan lists files once (see `select_files`), counts languages and top-level layout from the
-names alone, and opens only a handful of files: the project's configuration (see
+The scan lists files once (see `select_files`; listing opens no file), counts languages and
+top-level layout from the names alone, and opens only a handful of files, each only as far as
+its parser needs: the project's configuration (see
 `promptkit.workspace.tooling`), its CI files, the guidance written for contributors and agents
 (`promptkit.workspace.guidance`) and what notable folders say about themselves
 (`promptkit.workspace.folders`). Every file is read through one seam, `read(path, limit)`,
-and its text passes through `redact_secrets` before anything is parsed out of it, so no
-credential reaches `WorkspaceFacts`.
+backed by the caller's `WorkspaceReader`, and its text passes through `redact_secrets` before
+anything is parsed out of it, so no credential reaches `WorkspaceFacts`.
 """
 
 from __future__ import annotations
@@ -14,22 +15,19 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from promptkit.errors import WorkspaceError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_secrets
-from promptkit.workspace.files import (
-    DEFAULT_MAX_FILE_BYTES,
-    SkipReason,
-    read_workspace_bytes,
-    select_files,
-)
+from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, SkipReason, select_files
 from promptkit.workspace.folders import FolderNote, describe_folders
+from promptkit.workspace.globs import PathFilter
 from promptkit.workspace.guidance import WatchOut, as_command, read_guidance
 from promptkit.workspace.manifest import WorkspaceManifest, manifest_for_selection
+from promptkit.workspace.reading import HOST_READER, WorkspaceReader, read_workspace_bytes
 from promptkit.workspace.tooling import (
     LOCKFILE_NAMES,
     ToolCommand,
@@ -45,7 +43,9 @@ from promptkit.workspace.tooling import (
 __all__ = [
     "DirectoryCount",
     "LanguageCount",
+    "ScanRoot",
     "WorkspaceFacts",
+    "scan_roots",
     "scan_workspace",
 ]
 
@@ -105,24 +105,93 @@ class WorkspaceFacts:
     root_files: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class ScanRoot:
+    """One directory a scan covers: its host `path`, the folder its files appear under in the
+    facts (`prefix`, "" for the top, "docs" for a mount at `/docs`), and `PathGlob` globs over
+    paths relative to `path` (`include`: keep only matches; `exclude`: leave out matches and
+    everything under a matching directory)."""
+
+    path: str | os.PathLike[str]
+    prefix: str = ""
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
 def scan_workspace(
-    path: str | os.PathLike[str], *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    path: str | os.PathLike[str],
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    reader: WorkspaceReader = HOST_READER,
 ) -> WorkspaceFacts:
     """Scan the workspace at `path`; raises WorkspaceError when it is not a directory."""
-    selection = select_files(path, max_file_bytes=max_file_bytes)
-    manifest = manifest_for_selection(selection)
-    paths = [file.path for file in selection.files]
+    root = ScanRoot(path, include=tuple(include), exclude=tuple(exclude))
+    return scan_roots([root], max_file_bytes=max_file_bytes, reader=reader)
 
-    def read(relative: str, limit: int = _CONFIG_READ_LIMIT) -> str | None:
+
+def scan_roots(
+    roots: Sequence[ScanRoot],
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    reader: WorkspaceReader = HOST_READER,
+) -> WorkspaceFacts:
+    """Scan several directories as one workspace (the mounts of a workspace section).
+
+    The manifest describes the first root, over all its files: the globs narrow what the facts
+    describe, not the fingerprint a later freshness check recomputes for that directory.
+    WorkspaceError when a root is not a directory.
+    """
+    if not roots:
+        raise WorkspaceError("scan_roots needs at least one directory to scan")
+    located: dict[str, tuple[Path, str]] = {}
+    prefixes: list[tuple[str, Path]] = []
+    skipped: Counter[SkipReason] = Counter()
+    manifest: WorkspaceManifest | None = None
+    for scan_root in roots:
+        selection = select_files(scan_root.path, max_file_bytes=max_file_bytes)
+        if manifest is None:
+            manifest = manifest_for_selection(selection)
+        path_filter = PathFilter.of(scan_root.include, scan_root.exclude)
+        prefix = scan_root.prefix.strip("/")
+        prefixes.append((prefix, selection.root))
+        for file in selection.files:
+            if path_filter.allows(file.path):
+                located[f"{prefix}/{file.path}" if prefix else file.path] = (
+                    selection.root,
+                    file.path,
+                )
+        skipped.update(dict(selection.skipped))
+    assert manifest is not None
+    paths = sorted(located)
+
+    def locate(shown: str) -> tuple[Path, str] | None:
+        # Listed files map directly; a file the parsers look up by name (a lockfile the size cap
+        # left out) maps through the root whose prefix it is under.
+        found = located.get(shown)
+        if found is not None:
+            return found
+        for prefix, root in sorted(prefixes, key=lambda item: -len(item[0])):
+            if not prefix:
+                return root, shown
+            if shown.startswith(prefix + "/"):
+                return root, shown[len(prefix) + 1 :]
+        return None
+
+    def read(shown: str, limit: int = _CONFIG_READ_LIMIT) -> str | None:
+        where = locate(shown)
+        if where is None:
+            return None
         try:
-            raw = read_workspace_bytes(selection.root, relative, limit=limit)
+            raw = reader.read(where[0], where[1], limit=limit)
         except WorkspaceError as error:
-            _log.warning("workspace_file_unreadable", path=relative, error=str(error))
+            _log.warning("workspace_file_unreadable", path=shown, error=str(error))
             return None
         return redact_secrets(raw.decode("utf-8", errors="replace"))
 
     configs = config_files(paths)[:_MAX_CONFIG_FILES]
-    lockfiles = _lockfiles(selection.root, {config.rpartition("/")[0] for config in configs})
+    lockfiles = _lockfiles(locate, {config.rpartition("/")[0] for config in configs})
     collector = ToolingCollector(present=frozenset(paths) | lockfiles, read=read)
     for relative in configs:
         parse_config_file(collector, relative)
@@ -155,7 +224,7 @@ def scan_workspace(
     return WorkspaceFacts(
         manifest=manifest,
         file_count=len(paths),
-        skipped=selection.skipped,
+        skipped=tuple(sorted(skipped.items())),
         root_file_count=sum(1 for p in paths if "/" not in p),
         languages=_languages(paths),
         layout=_layout(paths),
@@ -192,15 +261,21 @@ def _is_typed_by_hand(line: str) -> bool:
     )
 
 
-def _lockfiles(root: Path, directories: set[str]) -> frozenset[str]:
+def _lockfiles(
+    locate: Callable[[str], tuple[Path, str] | None], directories: set[str]
+) -> frozenset[str]:
     """Lockfiles in `directories`, found by name whatever their size (the selection may have
-    left a large one out): a lockfile's name is what tells the runner."""
+    left a large one out): a lockfile's name is what tells the runner. None is read: a read of
+    0 bytes through the confined read path only says the file is there."""
     found: set[str] = set()
     for directory in sorted(directories | {""}):
         for name in LOCKFILE_NAMES:
             relative = f"{directory}/{name}" if directory else name
+            where = locate(relative)
+            if where is None:
+                continue
             try:
-                read_workspace_bytes(root, relative, limit=0)
+                read_workspace_bytes(where[0], where[1], limit=0)
             except WorkspaceError:
                 continue
             found.add(relative)

@@ -1,0 +1,84 @@
+"""Files promptkit never reads, known from their names alone: credentials and binary formats.
+
+The listing leaves them out, and the read path checks the name it finally opens again, so a
+symlink swapped in after listing cannot lead a read to `.env`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+
+__all__ = ["has_binary_suffix", "is_credential_file_name", "is_unsafe_name"]
+
+# Matched against the lower-cased file name. `.env.example` is excluded too: templates are
+# where real keys get pasted by mistake, and the digest loses little without them.
+_CREDENTIAL_NAME_GLOBS = (
+    ".env",
+    ".env.*",
+    "*.env",
+    ".envrc",
+    "*.pem",
+    "*.key",
+    "*.p8",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.kdbx",
+    "*.ppk",
+    "*.tfstate",
+    "*.tfstate.*",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".htpasswd",
+    ".git-credentials",
+    ".dockercfg",
+    "credentials",
+    "credentials.json",
+    "client_secret*.json",
+    "secrets.json",
+    "secrets.toml",
+    "secrets.yaml",
+    "secrets.yml",
+)
+_CREDENTIAL_NAME = re.compile("|".join(fnmatch.translate(glob) for glob in _CREDENTIAL_NAME_GLOBS))
+
+# Known binary formats are left out without being opened.
+# fmt: off
+_BINARY_SUFFIXES = frozenset({
+    "7z", "a", "avi", "bin", "bmp", "bz2", "class", "dll", "dmg", "dylib", "eot", "exe",
+    "flac", "gif", "gz", "h5", "ico", "icns", "iso", "jar", "jpeg", "jpg", "lib", "lz4", "mo",
+    "mov", "mp3", "mp4", "npy", "npz", "o", "obj", "ogg", "onnx", "otf", "parquet", "pdf",
+    "pickle", "pkl", "png", "psd", "pt", "pyc", "pyd", "pyo", "rar", "safetensors", "so",
+    "sqlite", "sqlite3", "tar", "tgz", "tif", "tiff", "ttf", "war", "wav", "webm", "webp",
+    "whl", "woff", "woff2", "xz", "zip", "zst",
+})
+# fmt: on
+
+# C0 controls and DEL: a newline in a name would split one listed path into two lines of a tool
+# result or digest, and a model cannot type the name back.
+_UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def is_credential_file_name(name: str) -> bool:
+    """Whether a file called `name` (no directory) holds credentials by convention."""
+    return _CREDENTIAL_NAME.match(name.lower()) is not None
+
+
+def has_binary_suffix(name: str) -> bool:
+    """Whether `name` ends in the extension of a known binary format (`logo.png`)."""
+    _, dot, suffix = name.rpartition(".")
+    return bool(dot) and suffix.lower() in _BINARY_SUFFIXES
+
+
+def is_unsafe_name(relative_path: str) -> bool:
+    """Whether `relative_path` holds a control character (a newline, a tab, an escape)."""
+    return _UNSAFE_NAME.search(relative_path) is not None
