@@ -356,3 +356,19 @@ def test_a_request_that_keeps_the_rules_takes_its_scripted_reply(
     )
 
     assert response.output_text == "fine"
+
+
+def test_a_key_the_sdk_request_type_does_not_declare_is_refused(
+    openai_client: openai.OpenAI,
+) -> None:
+    item: Any = {"role": "user", "content": "hi", "colour": "blue"}
+
+    message = openai_refusal(
+        lambda: openai_client.responses.create(
+            model=OPENAI_MODEL,
+            input=[item],
+            extra_body={"temperature_celsius": 20},
+        )
+    )
+
+    assert "unknown parameter" in message

@@ -10,6 +10,7 @@ exclude them (`cached_tokens` is its `cache_read_input_tokens`, `cache_write_tok
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
@@ -58,8 +59,13 @@ class TokenUsage:
 
 def session_token_usage(session: SessionProtocol) -> TokenUsage:
     """Every token the evaluations recorded in `session` reported, added up."""
+    return executed_token_usage(session.select_all(PromptExecuted))
+
+
+def executed_token_usage(events: Iterable[PromptExecuted]) -> TokenUsage:
+    """The token counts of `events` added up."""
     total = TokenUsage()
-    for executed in session.select_all(PromptExecuted):
+    for executed in events:
         total += TokenUsage(
             input_tokens=executed.input_tokens,
             output_tokens=executed.output_tokens,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from promptkit.repl.progress import tool_call_text
 
 if TYPE_CHECKING:
-    from promptkit.adapters import PromptResponse
+    from promptkit.adapters import PromptResponse, TokenUsage
     from promptkit.digest import DigestResolution
     from promptkit.overrides.check import EntryState
     from promptkit.prompt import SectionOverride
@@ -102,8 +102,13 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
     """Each executed prompt with the tool calls made for it, oldest first.
 
     A tool call belongs to the next answer of the same prompt; calls with no answer after them
-    (an evaluation that failed) are listed last.
+    (an evaluation that failed) are listed last. The last line totals the tokens of every
+    answer, cache writes and reasoning included.
     """
+    # Loaded on use, as the other adapter names here: the report module stays light to import.
+    from promptkit.adapters.response import executed_token_usage
+
+    executed = tuple(executed)
     pending = sorted(calls, key=lambda call: call.invoked_at)
     lines: list[str] = []
     for number, answer in enumerate(sorted(executed, key=lambda e: e.executed_at), start=1):
@@ -125,7 +130,23 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
     if pending:
         lines.append("tool calls of evaluations that did not finish:")
         lines += [_call_line(call) for call in pending]
+    if executed:
+        lines.append(f"total: {_total_text(executed_token_usage(executed))}")
     return lines
+
+
+def _total_text(usage: TokenUsage) -> str:
+    text = _tokens(usage.input_tokens, usage.output_tokens)
+    extra = [
+        f"{count} {what}"
+        for count, what in (
+            (usage.cached_tokens, "cached"),
+            (usage.cache_write_tokens, "written to the cache"),
+            (usage.reasoning_tokens, "reasoning"),
+        )
+        if count
+    ]
+    return f"{text} ({', '.join(extra)})" if extra else text
 
 
 def _call_line(call: ToolInvoked) -> str:
