@@ -21,7 +21,9 @@ The matching rule, kept deliberately simple and independent of the digest's own 
   when the digest contains the path (without a trailing slash).
 - Tools: words from a fixed vocabulary of developer tools that the agent files mention;
   recalled when the digest mentions the word.
-Tokens are the digest's own estimate (four characters a token); time is scan plus render.
+Tokens are the digest's own estimate (four characters a token); time is scan plus render,
+printed also as a ratio to the baseline measured in the same run on the same tree: listing the
+workspace's files (`select_files`), which every digest needs first.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from promptkit.workspace import render_static_digest, scan_workspace
+from promptkit.workspace import render_static_digest, scan_workspace, select_files
 from promptkit.workspace.static_digest import estimate_tokens
 
 _RUNNERS = {
@@ -76,6 +78,7 @@ class RepoResult:
     tools: tuple[int, int]
     tokens: int
     seconds: float
+    listing_seconds: float
     missed: tuple[str, ...]
 
 
@@ -240,6 +243,9 @@ def measure(name: str, source: Path) -> RepoResult:
         files = {path for path in files if not is_agent_file(path)}
         commands, paths, tools = agent_facts("\n".join(agent_text), files)
         started = time.perf_counter()
+        select_files(root)
+        listing_seconds = time.perf_counter() - started
+        started = time.perf_counter()
         digest = render_static_digest(scan_workspace(root))
         seconds = time.perf_counter() - started
     found_c, found_p, found_t, missed = digest_recall(digest, commands, paths, tools)
@@ -250,6 +256,7 @@ def measure(name: str, source: Path) -> RepoResult:
         (found_t, len(tools)),
         estimate_tokens(digest),
         seconds,
+        listing_seconds,
         tuple(missed),
     )
 
@@ -298,6 +305,10 @@ def main() -> int:
     print(f"tools recall:    {total('tools')}")
     print(f"tokens: median {statistics.median(tokens):.0f}, max {max(tokens)}")
     print(f"time: median {statistics.median(r.seconds for r in results):.2f}s")
+    ratios = [r.seconds / r.listing_seconds for r in results if r.listing_seconds > 0]
+    print(
+        f"time / listing baseline: median {statistics.median(ratios):.2f}x, max {max(ratios):.2f}x"
+    )
     return 0
 
 

@@ -3,6 +3,7 @@ canonical, their rules watch-outs that never push commands out of the budget."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from promptkit.workspace import render_static_digest, scan_workspace
@@ -23,12 +24,12 @@ Format with `uv run ruff format .` and never edit `generated/` by hand.
 """
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
+Writer = Callable[[Path, str, str | bytes], Path]
+
+
+def write_all(write: Writer, root: Path, files: dict[str, str]) -> None:
     for relative, content in files.items():
-        target = root / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
-    return root
+        write(root, relative, content)
 
 
 def test_code_block_and_inline_commands_are_taken_without_prompts_or_comments() -> None:
@@ -39,8 +40,8 @@ def test_code_block_and_inline_commands_are_taken_without_prompts_or_comments() 
     ]
 
 
-def test_agent_file_commands_are_canonical_and_come_first(tmp_path: Path) -> None:
-    write(tmp_path, {"AGENTS.md": AGENTS, "Makefile": "clean:\n\trm -rf build\n"})
+def test_agent_file_commands_are_canonical_and_come_first(tmp_path: Path, write: Writer) -> None:
+    write_all(write, tmp_path, {"AGENTS.md": AGENTS, "Makefile": "clean:\n\trm -rf build\n"})
 
     digest = render_static_digest(scan_workspace(tmp_path))
 
@@ -48,8 +49,8 @@ def test_agent_file_commands_are_canonical_and_come_first(tmp_path: Path) -> Non
     assert "- Lint: `uv run ruff check --fix` (AGENTS.md; documented)" in digest
 
 
-def test_a_claude_md_symlinked_to_agents_md_is_read_once(tmp_path: Path) -> None:
-    write(tmp_path, {"AGENTS.md": AGENTS})
+def test_a_claude_md_symlinked_to_agents_md_is_read_once(tmp_path: Path, write: Writer) -> None:
+    write_all(write, tmp_path, {"AGENTS.md": AGENTS})
     (tmp_path / "CLAUDE.md").symlink_to("AGENTS.md")
 
     facts = scan_workspace(tmp_path)
@@ -59,16 +60,19 @@ def test_a_claude_md_symlinked_to_agents_md_is_read_once(tmp_path: Path) -> None
     assert rules.count("Always run the full suite before pushing.") == 1
 
 
-def test_an_identical_copy_is_read_once(tmp_path: Path) -> None:
-    write(
-        tmp_path, {"AGENTS.md": AGENTS, "GEMINI.md": AGENTS, "CLAUDE.md": "Never push to main.\n"}
+def test_an_identical_copy_is_read_once(tmp_path: Path, write: Writer) -> None:
+    write_all(
+        write,
+        tmp_path,
+        {"AGENTS.md": AGENTS, "GEMINI.md": AGENTS, "CLAUDE.md": "Never push to main.\n"},
     )
 
     assert scan_workspace(tmp_path).guidance_files == ("AGENTS.md", "CLAUDE.md")
 
 
-def test_every_kind_of_agent_file_is_read(tmp_path: Path) -> None:
-    write(
+def test_every_kind_of_agent_file_is_read(tmp_path: Path, write: Writer) -> None:
+    write_all(
+        write,
         tmp_path,
         {
             "GEMINI.md": "Never commit secrets to the repository.\n",
@@ -87,11 +91,11 @@ def test_every_kind_of_agent_file_is_read(tmp_path: Path) -> None:
     assert len(facts.watch_outs) == 3
 
 
-def test_rules_never_push_commands_out_of_the_budget(tmp_path: Path) -> None:
+def test_rules_never_push_commands_out_of_the_budget(tmp_path: Path, write: Writer) -> None:
     rules = "".join(
         f"- You must always follow rule number {n} of this project.\n" for n in range(80)
     )
-    write(tmp_path, {"AGENTS.md": rules + "\n```sh\nmake check\n```\n"})
+    write_all(write, tmp_path, {"AGENTS.md": rules + "\n```sh\nmake check\n```\n"})
 
     digest = render_static_digest(scan_workspace(tmp_path), max_tokens=150)
 
