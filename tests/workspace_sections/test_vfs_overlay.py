@@ -98,6 +98,21 @@ def test_writes_shadow_host_files_and_never_touch_the_host(tmp_path: Path) -> No
     assert (tmp_path / "app.py").read_text() == "print('host')\n"
 
 
+def test_writes_under_a_mount_are_bounded_by_its_max_bytes(tmp_path: Path) -> None:
+    section = VfsWorkspaceSection(
+        session=Session(), mounts=[HostMount(tmp_path, max_bytes=100, max_file_bytes=100)]
+    )
+
+    first = call(section, "vfs_write_file", path="/a.txt", content="x" * 80)
+    refused = call(section, "vfs_write_file", path="/b.txt", content="y" * 30)
+    rewritten = call(section, "vfs_write_file", path="/a.txt", content="z" * 90)
+
+    assert first.success and rewritten.success
+    assert not refused.success
+    assert "over the mount's max_bytes of 100" in refused.message
+    assert not (tmp_path / "a.txt").exists()
+
+
 def test_grep_searches_writes_in_place_of_the_host_file(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("needle on the host\n")
     section = section_over(tmp_path)

@@ -323,6 +323,21 @@ class VirtualFilesystem:
             return _failure(
                 f"{path} would hold {size} bytes, over the {self.max_file_bytes}-byte limit"
             )
+        mount = self.overlay.mount_of(path)
+        if mount is not None:
+            # A mount's max_bytes bounds the session's writes under it, as it bounds the host
+            # bytes the session keeps: a model writing in a loop cannot grow the session forever.
+            others = sum(
+                written.size
+                for written in self.overlay.session.select_all(VfsFile)
+                if written.path != path and self.overlay.mount_of(written.path) == mount
+            )
+            if others + size > mount.max_bytes:
+                return _failure(
+                    f"{path}: the writes under {mount.mount_path} would hold {others + size}"
+                    f" bytes, over the mount's max_bytes of {mount.max_bytes}; write less, or"
+                    " overwrite a file already written"
+                )
         self.overlay.session.dispatch(VfsFile(path=path, content=content))
         verb = "updated" if exists else "created"
         return ToolResult(
