@@ -3,10 +3,13 @@
 
 import asyncio
 from dataclasses import dataclass
+from datetime import timedelta
 
+import pytest
 from pydantic import BaseModel
 
 from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
+from promptkit.errors import ProviderTimeoutError
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 
@@ -84,3 +87,44 @@ def test_handler_context_carries_the_evaluations_session(
     response = make_adapter().evaluate(PROMPT, session=session)
 
     assert response.tool_calls[0].result.message == session.session_id
+
+
+def test_an_async_handler_still_running_at_the_deadline_is_cancelled(
+    server: FakeProviderServer,
+) -> None:
+    stopped: list[bool] = []
+
+    async def wait_forever(params: Item, context: ToolContext) -> ToolResult:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            stopped.append(True)
+        return ToolResult(message="never reached")
+
+    hanging = Prompt(
+        ns="tests/deps",
+        key="hang",
+        sections=(
+            MarkdownSection(
+                title="Task",
+                key="task",
+                template="Wait.",
+                tools=(
+                    Tool(name="hang", description="Hang.", params_type=Item, handler=wait_forever),
+                ),
+            ),
+        ),
+    )
+    server.enqueue(Reply.text("warm"), Reply.tool_calls(ToolCall("hang", {"name": "x"})))
+    wire = WIRES[0]
+
+    async def run() -> None:
+        async with wire.async_client(server) as client:
+            adapter = wire.adapter(async_client=client)
+            # A first evaluation loads the SDK, so the deadline below is spent by the tool alone.
+            await adapter.aevaluate(hanging, session=Session())
+            await adapter.aevaluate(hanging, session=Session(), deadline=timedelta(seconds=1))
+
+    with pytest.raises(ProviderTimeoutError, match="while tool 'hang' ran"):
+        asyncio.run(run())
+    assert stopped == [True]

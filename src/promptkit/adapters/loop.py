@@ -9,6 +9,7 @@ here only. `Deadline` is the one clock every step checks.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Awaitable, Callable, Generator, Mapping
@@ -349,12 +350,23 @@ async def aexecute_tool_call(
     session: Session | None = None,
     deps: Any = None,
 ) -> ExecutedCall:
-    """`execute_tool_call` for asyncio: an async handler is awaited on the running loop."""
+    """`execute_tool_call` for asyncio: an async handler is awaited on the running loop, and
+    cancelled when the deadline passes (a plain handler on its worker thread cannot be)."""
     ready = _prepare(rendered, call, deadline, session, deps)
     if isinstance(ready, ExecutedCall):
         return ready
+    cancellable = ready.tool.is_async and deadline.at is not None
     try:
-        result = await ready.tool.arun(ready.params, ready.context)
+        async with asyncio.timeout(deadline.remaining() if cancellable else None) as scope:
+            result = await ready.tool.arun(ready.params, ready.context)
+    except TimeoutError as error:
+        if scope.expired():
+            result = ToolResult(
+                message=f"tool {ready.tool.name!r} was cancelled: the evaluation's deadline passed",
+                success=False,
+            )
+        else:  # the handler's own TimeoutError
+            result = _handler_failed(rendered, ready, error)
     except Exception as error:
         result = _handler_failed(rendered, ready, error)
     return _finished(call, ready, result)
