@@ -26,7 +26,6 @@ from promptkit.adapters.loop import (
     LoopOptions,
     LoopTally,
     Step,
-    json_ready,
     tool_loop,
 )
 from promptkit.adapters.record import (
@@ -35,7 +34,7 @@ from promptkit.adapters.record import (
     write_manifest,
     write_record_json,
 )
-from promptkit.adapters.response import PromptResponse
+from promptkit.adapters.response import PromptResponse, json_ready
 from promptkit.adapters.settings import ModelSettings, request_options
 from promptkit.adapters.tracing import EvaluationTrace
 from promptkit.adapters.wire import ModelTurn, WireCodec

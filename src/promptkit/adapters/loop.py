@@ -18,10 +18,8 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
-from pydantic_core import to_jsonable_python
-
 from promptkit.adapters.conversation import Message, MessageToolCall, arguments_text, wire_items
-from promptkit.adapters.response import TokenUsage, ToolCallRecord
+from promptkit.adapters.response import TokenUsage, ToolCallRecord, json_ready
 from promptkit.adapters.tracing import EvaluationTrace
 from promptkit.adapters.wire import (
     ModelTurn,
@@ -350,8 +348,7 @@ async def aexecute_tool_call(
     session: Session | None = None,
     deps: Any = None,
 ) -> ExecutedCall:
-    """`execute_tool_call` for asyncio: an async handler is awaited on the running loop, and
-    cancelled when the deadline passes (a plain handler on its worker thread cannot be)."""
+    """`execute_tool_call` for asyncio; an async handler is cancelled at the deadline."""
     ready = _prepare(rendered, call, deadline, session, deps)
     if isinstance(ready, ExecutedCall):
         return ready
@@ -501,11 +498,3 @@ def _raw_arguments(call: RequestedToolCall) -> Any:
 def _params_json(tool: Tool[Any], params: Any) -> Mapping[str, Any]:
     dumped = type_adapter(tool.params_type).dump_python(params, mode="json")
     return dumped if isinstance(dumped, dict) else {}
-
-
-def json_ready(value: Any) -> Any:
-    """`value` as JSON values only (what a session stores); unknown objects become their repr."""
-    try:
-        return to_jsonable_python(value, fallback=repr, inf_nan_mode="null")
-    except Exception:  # a value whose own serialiser fails is recorded by its repr instead
-        return repr(value)

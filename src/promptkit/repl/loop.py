@@ -33,7 +33,7 @@ from typing import Any, Self, TextIO
 
 from promptkit.adapters import PromptResponse, WireAdapter
 from promptkit.adapters.evaluation import CallArgs
-from promptkit.adapters.loop import json_ready
+from promptkit.adapters.response import json_ready
 from promptkit.adapters.streaming import response_of
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery.references import PromptSource, bind_prompt
