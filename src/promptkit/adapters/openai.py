@@ -417,28 +417,23 @@ class ChatCompletionsCodec(WireCodec):
 
 def responses_usage(usage: Any) -> TokenUsage:
     """A Responses `usage` object as `TokenUsage` (all None when the reply carried none)."""
-    if usage is None:
-        return TokenUsage()
-    cached = getattr(usage, "input_tokens_details", None)
-    reasoning = getattr(usage, "output_tokens_details", None)
-    return TokenUsage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cached_tokens=getattr(cached, "cached_tokens", None),
-        cache_write_tokens=getattr(cached, "cache_write_tokens", None),
-        reasoning_tokens=getattr(reasoning, "reasoning_tokens", None),
-    )
+    return _usage(usage, "input", "output")
 
 
 def chat_usage(usage: Any) -> TokenUsage:
     """A Chat Completions `usage` object as `TokenUsage`."""
+    return _usage(usage, "prompt", "completion")
+
+
+def _usage(usage: Any, sent: str, received: str) -> TokenUsage:
+    # The two APIs report the same counts under `input`/`output` and `prompt`/`completion`.
     if usage is None:
         return TokenUsage()
-    cached = getattr(usage, "prompt_tokens_details", None)
-    reasoning = getattr(usage, "completion_tokens_details", None)
+    cached = getattr(usage, f"{sent}_tokens_details", None)
+    reasoning = getattr(usage, f"{received}_tokens_details", None)
     return TokenUsage(
-        input_tokens=usage.prompt_tokens,
-        output_tokens=usage.completion_tokens,
+        input_tokens=getattr(usage, f"{sent}_tokens"),
+        output_tokens=getattr(usage, f"{received}_tokens"),
         cached_tokens=getattr(cached, "cached_tokens", None),
         cache_write_tokens=getattr(cached, "cache_write_tokens", None),
         reasoning_tokens=getattr(reasoning, "reasoning_tokens", None),
