@@ -158,6 +158,7 @@ def test_an_unreadable_file_is_a_failed_result_saying_why() -> None:
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         root.chmod(0o755)
+        (root / "open.txt").write_text("readable\n")
         (root / "locked.txt").write_text("secret\n")
         (root / "locked.txt").chmod(0o000)
         success, message = read_as_nobody(root, "/locked.txt")
@@ -167,15 +168,19 @@ def test_an_unreadable_file_is_a_failed_result_saying_why() -> None:
 
 
 def read_as_nobody(root: Path, path: str) -> tuple[bool, str]:
+    # Everything the read imports is loaded before the child drops to nobody, who may not be
+    # able to read the virtual environment (a checkout under a 0700 folder): a first read of a
+    # readable file does that.
     code = (
         "import json, os, sys\n"
+        "from promptkit.prompt import ToolContext\n"
         "from promptkit.session import Session\n"
         "from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection\n"
-        "os.setgid(65534); os.setuid(65534)\n"
         "section = VfsWorkspaceSection(session=Session(), mounts=[HostMount(sys.argv[1])])\n"
         "tool = next(t for t in section.tools if t.name == 'vfs_read_file')\n"
-        "from promptkit.prompt import ToolContext\n"
         "context = ToolContext(prompt_ns='t', prompt_key='t', call_id='c')\n"
+        "assert tool.run(tool.parse_arguments({'path': '/open.txt'}), context).success\n"
+        "os.setgid(65534); os.setuid(65534)\n"
         "result = tool.run(tool.parse_arguments({'path': sys.argv[2]}), context)\n"
         "print(json.dumps([result.success, result.message]))\n"
     )
