@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,13 +48,17 @@ class RequestedToolCall:
 @dataclass(frozen=True)
 class ModelTurn:
     """One reply, decoded: its text, its tool calls, its usage, the wire items that repeat it
-    in the next request (`replay`), why it ended, and the model's refusal text if it declined."""
+    in the next request (`replay()`), why it ended, and the model's refusal text if it declined.
+
+    `replay` is called only when there is a next request: most replies are final, and cutting a
+    reply's items down to what a request declares costs more than decoding the rest of it.
+    """
 
     text: str
     tool_calls: tuple[RequestedToolCall, ...]
     usage: TokenUsage
     model: str | None
-    replay: tuple[Mapping[str, Any], ...]
+    replay: Callable[[], tuple[Mapping[str, Any], ...]]
     finish_reason: FinishReason = "stop"
     refusal: str | None = None
 
