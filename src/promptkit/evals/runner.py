@@ -149,6 +149,8 @@ class _Run:
         self.clock = clock
         self.results: list[CaseResult] = []
         self.started = clock.monotonic()
+        # Bound once per run: the module's lazy logger would build a new one for every case.
+        self.log = _log.bind()
 
     async def execute(self) -> None:
         from promptkit.adapters.base import WireAdapter
@@ -168,7 +170,7 @@ class _Run:
         for tag, case in pairs:
             result = await self._run_case(tag, case)
             self.results.append(result)
-            _log.info(
+            self.log.info(
                 "evaluation_case_finished",
                 case=result.case_id,
                 override_tag=tag,
