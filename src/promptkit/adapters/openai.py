@@ -258,7 +258,9 @@ class ResponsesCodec(WireCodec):
         schema_format = native_output_format(rendered, self.native_output)
         if schema_format is not None:
             fixed["text"] = {"format": {"type": "json_schema", **schema_format.to_json()}}
-        return WireConversation(fixed, "input", ({"role": "user", "content": user_message},))
+        return WireConversation(
+            fixed, "input", ({"role": "user", "content": user_message},), takes_lone_text=True
+        )
 
     def read(self, response: Any) -> ModelTurn:
         failure = response.error
