@@ -174,7 +174,7 @@ class SessionAttachment:
         with self._session._lock:
             self._require_open()
             self._compact()
-            self._write_metadata(status="active")
+            self._write_metadata(status="active", head=self._head)
 
     def close(self) -> None:
         """Stop recording: fsync what is pending, mark the session closed, release its lock."""
@@ -187,7 +187,7 @@ class SessionAttachment:
             if self._unsynced:
                 os.fsync(self._fd)
             try:
-                self._write_metadata(status="closed")
+                self._write_metadata(status="closed", head=self._head)
             finally:
                 self.release()
         self._store._forget(self)
@@ -215,6 +215,7 @@ class SessionAttachment:
             self._session_dir / EVENTS_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644
         )
         self._compact()
+        self._write_metadata(status="active", head=self._head)
 
     def _compact(self) -> None:
         fd = self._require_open()
@@ -255,9 +256,13 @@ class SessionAttachment:
             "kind": kind,
         }
 
-    def _write_metadata(self, *, status: Literal["active", "closed"]) -> None:
+    def _write_metadata(
+        self, *, status: Literal["active", "closed"], head: StoreHead | None = None
+    ) -> None:
+        """Write metadata.json; `head` is the last record the files are known to hold (fsynced),
+        so a load can tell a deleted last record from one never written."""
         parent = self._session.parent
-        document = {
+        document: dict[str, Any] = {
             "format": STORE_FORMAT,
             "session_id": self._session.session_id,
             "workspace_root": str(self._workspace_root),
@@ -268,6 +273,8 @@ class SessionAttachment:
             "updated_at": datetime.now(UTC).isoformat(),
             "status": status,
         }
+        if head is not None:
+            document["head"] = {"seq": head[0], "sum": head[1]}
         text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
         write_atomically(self._session_dir / METADATA_FILE, [text.encode("utf-8")])
 
