@@ -6,6 +6,7 @@ before (see `promptkit.session.records`). Every value is passed through `redact_
 so a credential that reached a session value is stored as `[REDACTED:<rule>]`. Before each
 append it checks that events.jsonl is still the size it left it: a file that moved under it
 means another writer, and the append is refused (`SessionStaleError`) rather than interleaved.
+Starting also removes the temp files a killed writer of metadata.json or base.jsonl left.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from promptkit.durable import write_atomically
+from promptkit.durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_value
@@ -209,6 +210,9 @@ class SessionAttachment:
         this once, holding the lock, after checking the copy in hand is not stale)."""
         if existing:
             self._created_at = read_metadata(self._session_dir / METADATA_FILE).created_at
+        for name in (METADATA_FILE, BASE_FILE):
+            # Holding the directory lock, so no live writer of ours owns these temp files.
+            remove_orphaned_temps(self._session_dir / name)
         # Metadata first: a directory with metadata but no base is a creation cut short.
         self._write_metadata(status="active")
         self._fd = os.open(
