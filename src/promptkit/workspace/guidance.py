@@ -26,6 +26,7 @@ __all__ = [
     "extract_documented_commands",
     "extract_watch_outs",
     "guidance_files",
+    "is_agent_file",
     "read_guidance",
 ]
 
