@@ -197,3 +197,48 @@ def test_the_top_level_line_names_only_files_not_named_above(tmp_path: Path, wri
 
     assert "- Docs and config: `README.md`" in digest
     assert "- Top level: 2 files; besides docs and config: `flake.nix`" in digest
+
+
+CI_DISPATCHER = """\
+#!/bin/sh
+set -eu
+case "$1" in
+  test) cargo test --workspace ;;
+  lint)
+    cargo clippy --all-targets -- -D warnings
+    ;;
+  build) cargo build --target "$TARGET" ;;
+esac
+"""
+
+
+def test_a_script_ci_runs_is_canonical_and_shows_what_it_runs(
+    tmp_path: Path, write: Writer
+) -> None:
+    steps = "".join(f"      - run: {line}\n" for line in ("./.ci/run test", "bash .ci/run lint"))
+    write(tmp_path, ".github/workflows/ci.yml", f"jobs:\n  a:\n    steps:\n{steps}")
+    write(tmp_path, ".ci/run", CI_DISPATCHER)
+
+    digest = digest_of(tmp_path)
+
+    assert (
+        "- Test: `./.ci/run test` = `cargo test --workspace` (.github/workflows/ci.yml; CI"
+        in digest
+    )
+    assert "- Lint: `bash .ci/run lint` = `cargo clippy --all-targets -- -D warnings` (" in digest
+    assert "$TARGET" not in digest
+
+
+def test_a_script_run_by_its_path_is_named_for_its_job(tmp_path: Path, write: Writer) -> None:
+    write(
+        tmp_path, ".github/workflows/ci.yml", "jobs:\n  a:\n    steps:\n      - run: script/test\n"
+    )
+    write(tmp_path, "script/test", "#!/bin/sh\ngo test -race ./...\n")
+
+    (command,) = [c for c in scan_workspace(tmp_path).commands if c.standing == "ci"]
+
+    assert (command.purpose, command.command, command.aliases) == (
+        "test",
+        "./script/test",
+        ("go test -race ./...",),
+    )

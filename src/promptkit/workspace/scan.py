@@ -43,9 +43,11 @@ from promptkit.workspace.tooling import (
     Workflow,
     classify_command,
     config_files,
+    invoked_script,
     parse_config_file,
     parse_workflow,
     rank_commands,
+    script_commands,
 )
 
 __all__ = [
@@ -213,16 +215,7 @@ def scan_roots(
         text = read(relative)
         if text is not None:
             workflows.append(parse_workflow(relative, text))
-    for workflow in workflows:
-        # The checks CI runs are canonical even when no runner file names them; release,
-        # benchmark and deploy workflows run builds nobody types by hand.
-        if _SIDE_WORKFLOW.search(workflow.path) is not None:
-            continue
-        for line in workflow.commands:
-            command = as_command(line) if _is_typed_by_hand(line) else None
-            purpose = classify_command(command) if command is not None else "other"
-            if command is not None and purpose != "other":
-                collector.add(purpose, command, workflow.path, standing="ci")
+    _add_ci_checks(collector, workflows, frozenset(paths), read)
     guidance = read_guidance(paths, read)
     for documented in guidance.commands:
         collector.add(
@@ -265,7 +258,49 @@ def scan_roots(
 _SIDE_WORKFLOW = re.compile(r"release|publish|bench|deploy|nightly|docs|binar", re.IGNORECASE)
 _SETUP_WORD = re.compile(r"\b(?:install|add|setup|sync|download|upload|cache)\b")
 _MAX_CI_COMMAND = 90
+_MAX_CI_SCRIPTS = 8
+_CI_SCRIPT_READ_LIMIT = 64 * 1024
 _INFO_ONLY = re.compile(r"\s(?:--help|-h|--version|-V|version)\s*$")
+
+
+def _add_ci_checks(
+    collector: ToolingCollector,
+    workflows: list[Workflow],
+    present: frozenset[str],
+    read: Callable[[str, int], str | None],
+) -> None:
+    """The checks CI runs are canonical even when no runner file names them, and so are the
+    checks in a repository script that CI runs (`./.ci/run test`, `script/test`): the call
+    shows the script's first check of its kind as what it runs. Release, benchmark and deploy
+    workflows run builds nobody types by hand: they are skipped."""
+    calls: dict[str, list[tuple[str, str]]] = {}
+    for workflow in workflows:
+        if _SIDE_WORKFLOW.search(workflow.path) is not None:
+            continue
+        for line in workflow.commands:
+            script = invoked_script(line, present)
+            if script is not None:
+                calls.setdefault(script, []).append((line, workflow.path))
+                continue
+            command = as_command(line) if _is_typed_by_hand(line) else None
+            purpose = classify_command(command) if command is not None else "other"
+            if command is not None and purpose != "other":
+                collector.add(purpose, command, workflow.path, standing="ci")
+    for script, script_calls in list(calls.items())[:_MAX_CI_SCRIPTS]:
+        # A script's own variables are set as it runs: a line that uses one is not typeable.
+        checks = [
+            (classify_command(line), line)
+            for line in script_commands(read(script, _CI_SCRIPT_READ_LIMIT) or "")
+            if "$" not in line and _is_typed_by_hand(line) and as_command(line) is not None
+        ]
+        checks = [(purpose, line) for purpose, line in checks if purpose != "other"]
+        for line, source in script_calls:
+            purpose = classify_command(line)
+            if purpose != "other" and _is_typed_by_hand(line):
+                runs = next((check for kind, check in checks if kind == purpose), None)
+                collector.add(purpose, line, source, runs, standing="ci")
+        for purpose, line in checks:
+            collector.add(purpose, line, script, standing="ci")
 
 
 def _is_typed_by_hand(line: str) -> bool:

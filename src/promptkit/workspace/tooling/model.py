@@ -136,6 +136,11 @@ def classify_command(command: str) -> CommandPurpose:
     named = [purpose for purpose in purposes if purpose != "other"]
     if "format" in named:
         return "format"
+    if not named:
+        # A script run by its path (`script/test`, `./scripts/lint.sh`) is named for its job.
+        head = command.split(maxsplit=1)[0] if command.strip() else ""
+        if "/" in head:
+            return classify_name(head.rpartition("/")[2].partition(".")[0])
     return named[0] if named else "other"
 
 
