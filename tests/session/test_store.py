@@ -321,7 +321,11 @@ def test_corrupt_last_line_with_its_newline_is_not_taken_for_a_torn_append(
 def test_torn_last_line_is_skipped_with_a_warning_naming_file_and_line(
     store: SessionStore, workspace: Path
 ) -> None:
-    _write(store, workspace, 3)
+    session = Session(session_id="s1")
+    attachment = store.attach(session, workspace)
+    for index in range(3):
+        session.dispatch(Entry(index, f"entry {index}"))
+    attachment.release()  # the writer died during its last append: the session is not closed
     events = store.session_dir(workspace, "s1") / "events.jsonl"
     whole = events.read_bytes()
     last_start = whole.rstrip(b"\n").rfind(b"\n") + 1

@@ -33,6 +33,7 @@ from promptkit.session.records import (
     EVENTS_FILE,
     METADATA_FILE,
     StoredSession,
+    check_head,
     read_base,
     read_metadata,
     replay_events,
@@ -168,6 +169,7 @@ class SessionStore:
         metadata = read_metadata(session_dir / METADATA_FILE)
         base, slices = read_base(session_dir / BASE_FILE, session_id)
         head = replay_events(session_dir / EVENTS_FILE, session_id, base, slices)
+        check_head(head, metadata.head, session_dir)
         return Session._restored(
             session_id=session_id,
             tags=metadata.tags,

@@ -12,7 +12,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from promptkit.workspace.tooling.model import FileReader, load_toml, one_line, table
 
@@ -21,6 +21,7 @@ __all__ = ["FolderNote", "describe_folders"]
 _PURPOSE_READ_LIMIT = 16 * 1024
 _MAX_TOP_LEVEL = 16
 _MAX_INNER = 20
+_MAX_UNNOTED = 40
 _SECONDARY = frozenset(
     {
         "test", "tests", "testing", "spec", "e2e", "docs", "doc", "examples", "example",
@@ -28,7 +29,7 @@ _SECONDARY = frozenset(
         "vendor", "third_party", "playground", "website", "site",
     }
 )  # fmt: skip
-_MAX_PURPOSE = 140
+_MAX_PURPOSE = 100
 # Minimum share of its parent's code for the heaviest child to be looked into as well.
 _DOMINANT_SHARE = 0.5
 _BOILERPLATE_REPEATS = 3
@@ -36,11 +37,15 @@ _BOILERPLATE_REPEATS = 3
 
 @dataclass(frozen=True, slots=True)
 class FolderNote:
-    """A folder (`path` ends with "/"), how many files it holds, and what it is for."""
+    """A folder (`path` ends with "/"), how many files it holds, and what it is for.
+
+    `subfolders` are its subfolders that have no note of their own, largest first (bounded).
+    """
 
     path: str
     files: int
     purpose: str | None
+    subfolders: tuple[str, ...] = ()
 
 
 def describe_folders(
@@ -57,15 +62,22 @@ def describe_folders(
         key=lambda folder: (-files[folder], folder),
     )[:_MAX_TOP_LEVEL]
     inner = _inner_folders(top, files, code)
+    noted = {*top, *inner}
+
+    def note(folder: str) -> FolderNote:
+        unnoted = [child for child in _children(folder, files) if child not in noted]
+        return FolderNote(
+            folder, files[folder], _purpose(folder, present, read), tuple(unnoted[:_MAX_UNNOTED])
+        )
+
     notes: list[FolderNote] = []
     for folder in sorted(top, key=lambda folder: (-files[folder], folder)):
-        notes.append(FolderNote(folder, files[folder], _purpose(folder, present, read)))
-        for child in (path for path in inner if path.startswith(folder)):
-            notes.append(FolderNote(child, files[child], _purpose(child, present, read)))
+        notes.append(note(folder))
+        notes.extend(note(child) for child in inner if child.startswith(folder))
     # A sentence many folders share ("This crate is an internal component") says nothing.
     repeated = Counter(note.purpose for note in notes if note.purpose)
     return tuple(
-        FolderNote(note.path, note.files, None)
+        replace(note, purpose=None)
         if note.purpose and repeated[note.purpose] >= _BOILERPLATE_REPEATS
         else note
         for note in notes

@@ -26,6 +26,7 @@ __all__ = [
     "extract_documented_commands",
     "extract_watch_outs",
     "guidance_files",
+    "is_agent_file",
     "read_guidance",
 ]
 
@@ -178,10 +179,12 @@ def as_command(line: str) -> str | None:
     line = _PROMPT.sub("", line.strip())
     line = re.sub(r"\s+#\s.*$", "", line).strip()
     words = line.split()
-    if len(words) < 2 and not (words and words[0].startswith("./")):
+    if not words:
         return None
     head = words[0]
     is_script = head.startswith(("./", "scripts/", "script/")) and "/" in head
+    if len(words) < 2 and not is_script:
+        return None
     return line if head in _COMMAND_HEADS or is_script else None
 
 

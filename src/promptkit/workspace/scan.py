@@ -30,9 +30,17 @@ from promptkit.workspace.files import (
 )
 from promptkit.workspace.folders import FolderNote, describe_folders
 from promptkit.workspace.guidance import WatchOut, as_command, read_guidance
+from promptkit.workspace.landmarks import (
+    AgentSkill,
+    agent_skills,
+    contributor_docs,
+    entry_points,
+    is_notable,
+    largest_modules,
+)
 from promptkit.workspace.manifest import WorkspaceManifest, manifest_for_selection
 from promptkit.workspace.reading import HOST_READER, WorkspaceReader, read_workspace_bytes
-from promptkit.workspace.tally import DirectoryCount, LanguageCount, NameTally
+from promptkit.workspace.tally import DirectoryCount, LanguageCount, NameTally, is_code
 from promptkit.workspace.tooling import (
     LOCKFILE_NAMES,
     ToolCommand,
@@ -40,9 +48,11 @@ from promptkit.workspace.tooling import (
     Workflow,
     classify_command,
     config_files,
+    invoked_script,
     parse_config_file,
     parse_workflow,
     rank_commands,
+    script_commands,
 )
 
 __all__ = [
@@ -70,7 +80,9 @@ class WorkspaceFacts:
     `folders` say what the notable folders are for; `guidance_files` are the agent and
     contributor files that were read (each once); `entry_points` are where code starts (a Go
     command's main.go, a package's index.ts or __init__.py, a crate's lib.rs); `root_files`
-    are the names of the files at the top level.
+    are the names of the files at the top level; `contributor_docs` the docs in folders
+    written for contributors; `skills` the agent skills; `largest_modules` the largest
+    hand-written source files (see `promptkit.workspace.landmarks`).
     """
 
     manifest: WorkspaceManifest
@@ -89,6 +101,9 @@ class WorkspaceFacts:
     guidance_files: tuple[str, ...] = ()
     entry_points: tuple[str, ...] = ()
     root_files: tuple[str, ...] = ()
+    contributor_docs: tuple[str, ...] = ()
+    skills: tuple[AgentSkill, ...] = ()
+    largest_modules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +155,7 @@ def _scan(
 ) -> WorkspaceFacts:
     prefixes: list[tuple[str, Path]] = []
     shown_paths: list[str] = []
+    file_sizes: list[int] = []
     skipped: Counter[SkipReason] = Counter()
     manifest: WorkspaceManifest | None = None
     for scan_root in roots:
@@ -153,10 +169,12 @@ def _scan(
             shown_paths.extend(f"{prefix}/{file.path}" for file in selection.files)
         else:
             shown_paths.extend(file.path for file in selection.files)
+        file_sizes.extend(file.size for file in selection.files)
         skipped.update(dict(selection.skipped))
     assert manifest is not None
     # One root's files come sorted; several are merged.
     paths = shown_paths if len(roots) == 1 else sorted(shown_paths)
+    sizes = dict(zip(shown_paths, file_sizes, strict=True))
     # Deepest prefix first, so a file maps to the root it was listed under.
     by_prefix = sorted(prefixes, key=lambda item: -len(item[0]))
 
@@ -194,16 +212,7 @@ def _scan(
         text = read(relative)
         if text is not None:
             workflows.append(parse_workflow(relative, text))
-    for workflow in workflows:
-        # The checks CI runs are canonical even when no runner file names them; release,
-        # benchmark and deploy workflows run builds nobody types by hand.
-        if _SIDE_WORKFLOW.search(workflow.path) is not None:
-            continue
-        for line in workflow.commands:
-            command = as_command(line) if _is_typed_by_hand(line) else None
-            purpose = classify_command(command) if command is not None else "other"
-            if command is not None and purpose != "other":
-                collector.add(purpose, command, workflow.path, standing="ci")
+    _add_ci_checks(collector, workflows, present, read)
     guidance = read_guidance(paths, read)
     for documented in guidance.commands:
         collector.add(
@@ -224,8 +233,7 @@ def _scan(
         layout=tally.layout(),
         notable_files=tuple(
             sorted(
-                {p for p in paths if _may_be_notable(p) and _is_notable(p)}
-                | {p for p in lockfiles if _is_notable(p)},
+                {p for p in paths if is_notable(p)} | {p for p in lockfiles if is_notable(p)},
                 key=lambda p: (p.count("/"), p),
             )
         ),
@@ -238,23 +246,71 @@ def _scan(
             tally.files_per_folder(), tally.files_per_folder(code_only=True), present, read
         ),
         guidance_files=guidance.files,
-        entry_points=_entry_points(paths),
+        entry_points=entry_points(paths),
         root_files=tuple(p for p in paths if "/" not in p),
+        contributor_docs=contributor_docs(paths),
+        skills=agent_skills(paths, read),
+        largest_modules=largest_modules(sizes, read, is_code),
     )
 
 
 _SIDE_WORKFLOW = re.compile(r"release|publish|bench|deploy|nightly|docs|binar", re.IGNORECASE)
 _SETUP_WORD = re.compile(r"\b(?:install|add|setup|sync|download|upload|cache)\b")
 _MAX_CI_COMMAND = 90
+_MAX_CI_SCRIPTS = 8
+_CI_SCRIPT_READ_LIMIT = 64 * 1024
+_INFO_ONLY = re.compile(r"\s(?:--help|-h|--version|-V|version)\s*$")
+
+
+def _add_ci_checks(
+    collector: ToolingCollector,
+    workflows: list[Workflow],
+    present: frozenset[str],
+    read: Callable[[str, int], str | None],
+) -> None:
+    """The checks CI runs are canonical even when no runner file names them, and so are the
+    checks in a repository script that CI runs (`./.ci/run test`, `script/test`): the call
+    shows the script's first check of its kind as what it runs. Release, benchmark and deploy
+    workflows run builds nobody types by hand: they are skipped."""
+    calls: dict[str, list[tuple[str, str]]] = {}
+    for workflow in workflows:
+        if _SIDE_WORKFLOW.search(workflow.path) is not None:
+            continue
+        for line in workflow.commands:
+            script = invoked_script(line, present)
+            if script is not None:
+                calls.setdefault(script, []).append((line, workflow.path))
+                continue
+            command = as_command(line) if _is_typed_by_hand(line) else None
+            purpose = classify_command(command) if command is not None else "other"
+            if command is not None and purpose != "other":
+                collector.add(purpose, command, workflow.path, standing="ci")
+    for script, script_calls in list(calls.items())[:_MAX_CI_SCRIPTS]:
+        # A script's own variables are set as it runs: a line that uses one is not typeable.
+        checks = [
+            (classify_command(line), line)
+            for line in script_commands(read(script, _CI_SCRIPT_READ_LIMIT) or "")
+            if "$" not in line and _is_typed_by_hand(line) and as_command(line) is not None
+        ]
+        checks = [(purpose, line) for purpose, line in checks if purpose != "other"]
+        for line, source in script_calls:
+            purpose = classify_command(line)
+            if purpose != "other" and _is_typed_by_hand(line):
+                runs = next((check for kind, check in checks if kind == purpose), None)
+                collector.add(purpose, line, source, runs, standing="ci")
+        for purpose, line in checks:
+            collector.add(purpose, line, script, standing="ci")
 
 
 def _is_typed_by_hand(line: str) -> bool:
-    """Whether a CI line is a check a contributor could type (no CI variables, no setup)."""
+    """Whether a CI line is a check a contributor could type (no CI variables, no setup, not
+    a smoke test that the tool starts, such as `ruff --help`)."""
     return (
         len(line) <= _MAX_CI_COMMAND
         and "${{" not in line
         and "$(" not in line
         and _SETUP_WORD.search(line) is None
+        and _INFO_ONLY.search(line) is None
     )
 
 
@@ -318,67 +374,3 @@ def _tools_from_ci(workflows: list[Workflow]) -> set[str]:
         for prefix, tool in _CI_TOOLS
         if workflow.path.startswith(prefix)
     }
-
-
-# -- names only: languages, layout, notable files ----------------------------------------------
-
-# Contributor and architecture docs and key configuration, listed by path.
-_NOTABLE_AT_ROOT = re.compile(
-    r"(?:README|CONTRIBUTING|ARCHITECTURE|DEVELOPMENT|DEVELOPING|HACKING|SECURITY|"
-    r"CHANGELOG|CHANGES)(?:\.[A-Za-z]+)?|AGENTS\.md|CLAUDE\.md|GEMINI\.md|CODEOWNERS|"
-    r"pyproject\.toml|setup\.py|setup\.cfg|package\.json|pnpm-workspace\.yaml|turbo\.json|"
-    r"nx\.json|Cargo\.toml|go\.mod|go\.work|Makefile|justfile|Taskfile\.ya?ml|tox\.ini|"
-    r"noxfile\.py|\.pre-commit-config\.yaml|lefthook\.ya?ml|\.golangci\.ya?ml|"
-    r"\.?rustfmt\.toml|clippy\.toml|rust-toolchain(?:\.toml)?|tsconfig\.json|biome\.jsonc?|"
-    r"Dockerfile|docker-compose\.ya?ml|compose\.ya?ml|mkdocs\.ya?ml|"
-    r"(?:eslint|vitest|vite|jest|playwright|prettier)\.config\.[cm]?[jt]s|\.prettierrc(?:\.\w+)?|"
-    r"\.oxlintrc\.json|\.oxfmtrc\.jsonc?|uv\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.work",
-    re.IGNORECASE,
-)
-_NOTABLE_ELSEWHERE = re.compile(
-    r"(?:\.github|docs)/(?:CONTRIBUTING(?:\.md|\.rst)?|CODEOWNERS|copilot-instructions\.md|"
-    r"ARCHITECTURE\.md|architecture\.md|DEVELOPMENT\.md|development\.md)|"
-    r"docs/(?:architecture|design|adr|decisions)/[^/]+\.md|\.cargo/config\.toml|"
-    r"(?:tests?|src)/conftest\.py|"
-    r"\.config/nextest\.toml|\.cursor/rules/[^/]+|(?-i:.*/(?:AGENTS|CLAUDE|GEMINI)\.md)",
-    re.IGNORECASE,
-)
-
-
-_ENTRY_POINT = re.compile(
-    r"(?:cmd/[^/]+/)?main\.go|(?:(?:packages|apps|libs)/[^/]+/)?src/index\.[cm]?tsx?|"
-    r"(?:(?:crates|packages)/[^/]+/)?src/(?:lib|main)\.rs|(?:src/)?[A-Za-z_]\w*/__init__\.py|"
-    r"(?:src/)?[A-Za-z_]\w*/__main__\.py"
-)
-# Every entry point ends so: a cheap test that spares the pattern most paths of a big tree.
-_ENTRY_POINT_ENDINGS = ("main.go", "ts", "tsx", "lib.rs", "main.rs", "__init__.py", "__main__.py")
-_MAX_ENTRY_POINTS = 24
-_NOT_CODE_HOMES = frozenset({"tests", "test", "docs", "examples", "scripts", "benchmarks"})
-
-
-def _entry_points(paths: list[str]) -> tuple[str, ...]:
-    """Where the code starts, shallowest first (bounded: a monorepo has hundreds)."""
-    found = [
-        path
-        for path in paths
-        if path.endswith(_ENTRY_POINT_ENDINGS)
-        and _ENTRY_POINT.fullmatch(path) is not None
-        and path.split("/", 1)[0] not in _NOT_CODE_HOMES
-    ]
-    return tuple(sorted(found, key=lambda path: (path.count("/"), path))[:_MAX_ENTRY_POINTS])
-
-
-def _may_be_notable(relative: str) -> bool:
-    """Cheap and never wrong to say no: notable files are at most two folders deep, except
-    agent files, which are notable anywhere."""
-    return relative.count("/") <= 2 or relative.endswith(_AGENT_FILE_ENDINGS)
-
-
-_AGENT_FILE_ENDINGS = ("/AGENTS.md", "/CLAUDE.md", "/GEMINI.md")
-
-
-def _is_notable(relative: str) -> bool:
-    if "/" not in relative:
-        is_root_doc = relative.endswith(".md") and not relative.startswith(("LICENSE", "."))
-        return is_root_doc or _NOTABLE_AT_ROOT.fullmatch(relative) is not None
-    return _NOTABLE_ELSEWHERE.fullmatch(relative) is not None
