@@ -242,3 +242,49 @@ def test_a_script_run_by_its_path_is_named_for_its_job(tmp_path: Path, write: Wr
         "./script/test",
         ("go test -race ./...",),
     )
+
+
+def test_shared_fixtures_pr_template_and_migration_guides_are_named(
+    tmp_path: Path, write: Writer
+) -> None:
+    write_all(
+        write,
+        tmp_path,
+        {
+            "tests/models/conftest.py": "import pytest\n",
+            ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md": "## Summary\n",
+            "docs/migration/upgrade-to-v2.md": "# Upgrading\n",
+            "examples/CONTRIBUTING.md": "# Adding an example\n",
+        },
+    )
+
+    facts = scan_workspace(tmp_path)
+
+    assert set(facts.notable_files) >= {
+        "tests/models/conftest.py",
+        ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md",
+        "docs/migration/upgrade-to-v2.md",
+    }
+    assert facts.contributor_docs == ("examples/CONTRIBUTING.md",)
+
+
+def test_a_top_level_folder_described_by_its_readme_names_the_readme(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, "tests/README.md", "# Tests\n\nRun them with `make test` first.\n")
+    write(tmp_path, "tests/test_a.py", "def test_a(): pass\n")
+
+    digest = digest_of(tmp_path)
+
+    assert "- `tests/` (2 files): Run them with make test first. (`tests/README.md`)" in digest
+
+
+def test_a_long_catalogue_fills_room_that_is_left_over(tmp_path: Path, write: Writer) -> None:
+    targets = "".join(f"task-{index:02d}:\n\techo {index}\n" for index in range(45))
+    write(tmp_path, "Makefile", targets)
+
+    roomy = digest_of(tmp_path)
+
+    assert "`make task-39`" in roomy
+    assert "`make task-44`" not in roomy
+    assert "and 5 more" in roomy

@@ -99,6 +99,8 @@ def _folders(facts: WorkspaceFacts) -> list[DigestLine]:
             lines.extend(pending.pop()[1])
         depth = folder.path.count("/")
         purpose = f": {plain(folder.purpose)}" if folder.purpose else ""
+        if depth == 1 and folder.source and folder.source.lower().endswith((".md", ".rst")):
+            purpose += f" ({code_span(folder.source)})"  # a top-level folder's own guide
         indent = "  " * (depth - 1)
         inside = ""
         # Inside a package, `src/` and `tests/` say nothing; named folders say what it holds.

@@ -41,7 +41,9 @@ _NOTABLE_AT_ROOT = re.compile(
 _NOTABLE_ELSEWHERE = re.compile(
     r"(?:\.github|docs)/(?:CONTRIBUTING(?:\.md|\.rst)?|CODEOWNERS|copilot-instructions\.md|"
     r"ARCHITECTURE\.md|architecture\.md|DEVELOPMENT\.md|development\.md)|"
-    r"\.cargo/config\.toml|(?:tests?|src)/conftest\.py|"
+    r"\.cargo/config\.toml|(?:tests?|src)/(?:[^/]+/){0,2}conftest\.py|"
+    r"\.github/(?:PULL_REQUEST_TEMPLATE/[^/]+\.md|pull_request_template\.md)|"
+    r"docs/(?:migrations?|migrating|upgrading|upgrade)(?:[^/]*\.md|/[^/]+\.md)|"
     r"\.config/nextest\.toml|\.cursor/rules/[^/]+|(?-i:.*/(?:AGENTS|CLAUDE|GEMINI)\.md)",
     re.IGNORECASE,
 )
@@ -53,6 +55,7 @@ _CONTRIBUTOR_DOC = re.compile(
     r"internals|dev-docs|hacking)/(?:[^/]+/)?[^/]+\.(?:md|mdx|rst|txt)",
     re.IGNORECASE,
 )
+_NESTED_CONTRIBUTING = re.compile(r"[^/.][^/]*/(?:[^/]+/)?CONTRIBUTING\.md", re.IGNORECASE)
 _ENTRY_POINT = re.compile(
     r"(?:cmd/[^/]+/)?main\.go|(?:(?:packages|apps|libs)/[^/]+/)?src/index\.[cm]?tsx?|"
     r"(?:(?:crates|packages)/[^/]+/)?src/(?:lib|main)\.rs|(?:src/)?[A-Za-z_]\w*/__init__\.py|"
@@ -71,8 +74,14 @@ def is_notable(relative: str) -> bool:
 
 
 def contributor_docs(paths: list[str]) -> tuple[str, ...]:
-    """Docs in the folders written for contributors, each folder's README first."""
-    found = [path for path in paths if _CONTRIBUTOR_DOC.fullmatch(path) is not None]
+    """Docs in the folders written for contributors, each folder's README first, and a
+    folder's own contributing guide (`examples/CONTRIBUTING.md`)."""
+    found = [
+        path
+        for path in paths
+        if _CONTRIBUTOR_DOC.fullmatch(path) is not None
+        or _NESTED_CONTRIBUTING.fullmatch(path) is not None
+    ]
     return tuple(
         sorted(
             found,
