@@ -288,3 +288,38 @@ def test_a_long_catalogue_fills_room_that_is_left_over(tmp_path: Path, write: Wr
     assert "`make task-39`" in roomy
     assert "`make task-44`" not in roomy
     assert "and 5 more" in roomy
+
+
+def test_setup_steps_are_not_shown_among_a_workflows_commands(
+    tmp_path: Path, write: Writer
+) -> None:
+    steps = "".join(
+        f"      - run: {line}\n" for line in ("npm install -g @scope/cli@2", "make docs-check")
+    )
+    write(tmp_path, ".github/workflows/docs.yml", f"jobs:\n  a:\n    steps:\n{steps}")
+
+    digest = digest_of(tmp_path)
+
+    assert "- `.github/workflows/docs.yml`: `make docs-check`" in digest
+    assert "npm install" not in digest
+
+
+def test_a_module_whose_name_says_it_is_generated_is_not_among_the_largest(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, "api/service.pb.go", "package api\n" * 500)
+    write(tmp_path, "api/service.go", "package api\n" * 10)
+
+    assert scan_workspace(tmp_path).largest_modules == ("api/service.go",)
+
+
+def test_a_script_with_several_checks_of_a_kind_is_not_said_to_run_one(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, ".github/workflows/ci.yml", "jobs:\n  a:\n    steps:\n      - run: ci/test\n")
+    write(tmp_path, "ci/test", "#!/bin/sh\ncargo test --lib\ncargo test --doc\n")
+
+    digest = digest_of(tmp_path)
+
+    assert "- Test: `ci/test` (.github/workflows/ci.yml; CI runs it)" in digest
+    assert "- Test: `cargo test --lib` (ci/test; CI runs it)" in digest
