@@ -326,3 +326,26 @@ def test_a_script_with_several_checks_of_a_kind_is_not_said_to_run_one(
 
     assert "- Test: `ci/test` (.github/workflows/ci.yml; CI runs it)" in digest
     assert "- Test: `cargo test --lib` (ci/test; CI runs it)" in digest
+
+
+def test_a_ci_check_with_a_no_sync_flag_is_not_taken_for_setup(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, ".github/workflows/ci.yml", workflow("uv run --no-sync pytest -n auto"))
+
+    commands = [command.command for command in scan_workspace(tmp_path).commands]
+
+    assert commands == ["uv run --no-sync pytest -n auto"]
+
+
+def test_an_inner_folder_keeps_the_start_of_its_description(tmp_path: Path, write: Writer) -> None:
+    about = "The Acme provider for the SDK contains language model support for the Acme chat API."
+    write(tmp_path, "packages/acme/package.json", f'{{"name": "acme", "description": "{about}"}}')
+    write(tmp_path, "packages/acme/src/index.ts", "export const x = 1\n")
+
+    digest = digest_of(tmp_path)
+
+    assert (
+        "  - `packages/acme/` (2 files): The Acme provider for the SDK contains language model"
+        " support for the…\n"
+    ) in digest

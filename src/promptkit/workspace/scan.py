@@ -318,7 +318,8 @@ def is_typed_by_hand(line: str) -> bool:
         len(line) <= _MAX_CI_COMMAND
         and "${{" not in line
         and "$(" not in line
-        and _SETUP_WORD.search(line) is None
+        # A flag such as `--no-sync` says how, not that the line sets something up.
+        and _SETUP_WORD.search(" ".join(w for w in line.split() if not w.startswith("-"))) is None
         and _INFO_ONLY.search(line) is None
     )
 
