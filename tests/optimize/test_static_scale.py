@@ -72,7 +72,7 @@ def test_the_static_writer_reads_only_the_files_it_parses_and_the_heads_of_the_l
     assert reader.reads[0] == "pyproject.toml"
     assert 0 < len(reader.reads[1:]) <= 30
     assert all(path.endswith(".py") for path in reader.reads[1:])
-    assert max(reader.limits[1:]) <= 512
+    assert max(reader.limits[1:]) <= 1024
 
 
 def test_the_static_writer_describes_every_mount_with_its_globs(tmp_path: Path) -> None:

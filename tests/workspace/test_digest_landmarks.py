@@ -19,6 +19,11 @@ def write_all(write: Writer, root: Path, files: dict[str, str]) -> None:
         write(root, relative, content)
 
 
+def workflow(*lines: str) -> str:
+    """A GitHub Actions workflow whose one job runs `lines`, one step each."""
+    return "jobs:\n  a:\n    steps:\n" + "".join(f"      - run: {line}\n" for line in lines)
+
+
 def digest_of(root: Path, max_tokens: int = 100_000) -> str:
     return render_static_digest(scan_workspace(root), max_tokens=max_tokens)
 
@@ -154,8 +159,7 @@ def test_a_script_named_for_another_verb_is_no_check(command: str) -> None:
 def test_a_ci_line_that_only_asks_for_help_is_not_a_canonical_check(
     tmp_path: Path, write: Writer
 ) -> None:
-    steps = "".join(f"      - run: {line}\n" for line in ("ruff --help", "ruff check ."))
-    write(tmp_path, ".github/workflows/ci.yml", f"jobs:\n  a:\n    steps:\n{steps}")
+    write(tmp_path, ".github/workflows/ci.yml", workflow("ruff --help", "ruff check ."))
 
     commands = [command.command for command in scan_workspace(tmp_path).commands]
 
@@ -179,10 +183,11 @@ def test_process_rules_only_fill_room_that_is_left_over(tmp_path: Path, write: W
 
 
 def test_ci_lines_with_shell_expansions_are_not_shown(tmp_path: Path, write: Writer) -> None:
-    steps = "".join(
-        f"      - run: {line}\n" for line in ('shellcheck "${files[@]}"', "cargo build --locked")
+    write(
+        tmp_path,
+        ".github/workflows/ci.yml",
+        workflow('shellcheck "${files[@]}"', "cargo build --locked"),
     )
-    write(tmp_path, ".github/workflows/ci.yml", f"jobs:\n  a:\n    steps:\n{steps}")
 
     digest = digest_of(tmp_path)
 
@@ -215,8 +220,7 @@ esac
 def test_a_script_ci_runs_is_canonical_and_shows_what_it_runs(
     tmp_path: Path, write: Writer
 ) -> None:
-    steps = "".join(f"      - run: {line}\n" for line in ("./.ci/run test", "bash .ci/run lint"))
-    write(tmp_path, ".github/workflows/ci.yml", f"jobs:\n  a:\n    steps:\n{steps}")
+    write(tmp_path, ".github/workflows/ci.yml", workflow("./.ci/run test", "bash .ci/run lint"))
     write(tmp_path, ".ci/run", CI_DISPATCHER)
 
     digest = digest_of(tmp_path)
@@ -230,9 +234,7 @@ def test_a_script_ci_runs_is_canonical_and_shows_what_it_runs(
 
 
 def test_a_script_run_by_its_path_is_named_for_its_job(tmp_path: Path, write: Writer) -> None:
-    write(
-        tmp_path, ".github/workflows/ci.yml", "jobs:\n  a:\n    steps:\n      - run: script/test\n"
-    )
+    write(tmp_path, ".github/workflows/ci.yml", workflow("script/test"))
     write(tmp_path, "script/test", "#!/bin/sh\ngo test -race ./...\n")
 
     (command,) = [c for c in scan_workspace(tmp_path).commands if c.standing == "ci"]
@@ -242,3 +244,108 @@ def test_a_script_run_by_its_path_is_named_for_its_job(tmp_path: Path, write: Wr
         "./script/test",
         ("go test -race ./...",),
     )
+
+
+def test_shared_fixtures_pr_template_and_migration_guides_are_named(
+    tmp_path: Path, write: Writer
+) -> None:
+    write_all(
+        write,
+        tmp_path,
+        {
+            "tests/models/conftest.py": "import pytest\n",
+            ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md": "## Summary\n",
+            "docs/migration/upgrade-to-v2.md": "# Upgrading\n",
+            "examples/CONTRIBUTING.md": "# Adding an example\n",
+        },
+    )
+
+    facts = scan_workspace(tmp_path)
+
+    assert set(facts.notable_files) >= {
+        "tests/models/conftest.py",
+        ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md",
+        "docs/migration/upgrade-to-v2.md",
+    }
+    assert facts.contributor_docs == ("examples/CONTRIBUTING.md",)
+
+
+def test_a_top_level_folder_described_by_its_readme_names_the_readme(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, "tests/README.md", "# Tests\n\nRun them with `make test` first.\n")
+    write(tmp_path, "tests/test_a.py", "def test_a(): pass\n")
+
+    digest = digest_of(tmp_path)
+
+    assert "- `tests/` (2 files): Run them with make test first. (`tests/README.md`)" in digest
+
+
+def test_a_long_catalogue_fills_room_that_is_left_over(tmp_path: Path, write: Writer) -> None:
+    targets = "".join(f"task-{index:02d}:\n\techo {index}\n" for index in range(45))
+    write(tmp_path, "Makefile", targets)
+
+    roomy = digest_of(tmp_path)
+
+    assert "`make task-39`" in roomy
+    assert "`make task-44`" not in roomy
+    assert "and 5 more" in roomy
+
+
+def test_setup_steps_are_not_shown_among_a_workflows_commands(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(
+        tmp_path,
+        ".github/workflows/docs.yml",
+        workflow("npm install -g @scope/cli@2", "make docs-check"),
+    )
+
+    digest = digest_of(tmp_path)
+
+    assert "- `.github/workflows/docs.yml`: `make docs-check`" in digest
+    assert "npm install" not in digest
+
+
+def test_a_module_whose_name_says_it_is_generated_is_not_among_the_largest(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, "api/service.pb.go", "package api\n" * 500)
+    write(tmp_path, "api/service.go", "package api\n" * 10)
+
+    assert scan_workspace(tmp_path).largest_modules == ("api/service.go",)
+
+
+def test_a_script_with_several_checks_of_a_kind_is_not_said_to_run_one(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, ".github/workflows/ci.yml", workflow("ci/test"))
+    write(tmp_path, "ci/test", "#!/bin/sh\ncargo test --lib\ncargo test --doc\n")
+
+    digest = digest_of(tmp_path)
+
+    assert "- Test: `ci/test` (.github/workflows/ci.yml; CI runs it)" in digest
+    assert "- Test: `cargo test --lib` (ci/test; CI runs it)" in digest
+
+
+def test_a_ci_check_with_a_no_sync_flag_is_not_taken_for_setup(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, ".github/workflows/ci.yml", workflow("uv run --no-sync pytest -n auto"))
+
+    commands = [command.command for command in scan_workspace(tmp_path).commands]
+
+    assert commands == ["uv run --no-sync pytest -n auto"]
+
+
+def test_an_inner_folder_keeps_the_start_of_its_description(tmp_path: Path, write: Writer) -> None:
+    about = "The Acme provider for the SDK contains language model support for the Acme chat API."
+    write(tmp_path, "packages/acme/package.json", f'{{"name": "acme", "description": "{about}"}}')
+    write(tmp_path, "packages/acme/src/index.ts", "export const x = 1\n")
+
+    digest = digest_of(tmp_path)
+
+    assert (
+        "  - `packages/acme/` (2 files): The Acme provider for the SDK contains language model"
+        " support for the…\n"
+    ) in digest

@@ -160,7 +160,7 @@ def test_github_script_steps_are_not_shown_as_shell(build: Builder) -> None:
     digest = render_static_digest(scan_workspace(build("pnpm-monorepo")), max_tokens=100_000)
 
     assert "context.payload" not in digest
-    assert "`pnpm install --frozen-lockfile`" in digest
+    assert "- Other CI files: `.github/workflows/ci.yml`" in digest
 
 
 def test_a_large_uv_lock_still_says_commands_run_through_uv(build: Builder) -> None:

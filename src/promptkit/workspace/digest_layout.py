@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from promptkit.workspace.digest_text import DigestLine, code_span, count_of, plain
 from promptkit.workspace.scan import WorkspaceFacts
+from promptkit.workspace.tooling.model import one_line
 
 __all__ = ["layout_lines"]
 
@@ -31,6 +32,7 @@ _MAX_ENTRY_POINTS = 12
 _MAX_ROOT_FILES = 24
 _MAX_PATHS_PER_LINE = 8
 _MAX_INLINE_SUBFOLDERS = 4
+_MAX_INNER_PURPOSE = 72
 _CONVENTIONAL = frozenset(
     {"src", "lib", "test", "tests", "__tests__", "testdata", "resources", "benches", "examples"}
 )
@@ -98,7 +100,12 @@ def _folders(facts: WorkspaceFacts) -> list[DigestLine]:
         while pending and not folder.path.startswith(pending[-1][0]):
             lines.extend(pending.pop()[1])
         depth = folder.path.count("/")
-        purpose = f": {plain(folder.purpose)}" if folder.purpose else ""
+        # Inside a folder, siblings' descriptions run alike ("The X provider for..."): the
+        # start tells them apart.
+        about = one_line(folder.purpose, _MAX_INNER_PURPOSE) if depth > 1 else folder.purpose
+        purpose = f": {plain(about)}" if about else ""
+        if depth == 1 and folder.source and folder.source.lower().endswith((".md", ".rst")):
+            purpose += f" ({code_span(folder.source)})"  # a top-level folder's own guide
         indent = "  " * (depth - 1)
         inside = ""
         # Inside a package, `src/` and `tests/` say nothing; named folders say what it holds.

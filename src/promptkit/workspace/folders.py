@@ -39,13 +39,15 @@ _BOILERPLATE_REPEATS = 3
 class FolderNote:
     """A folder (`path` ends with "/"), how many files it holds, and what it is for.
 
-    `subfolders` are its subfolders that have no note of their own, largest first (bounded).
+    `subfolders` are its subfolders that have no note of their own, largest first (bounded);
+    `source` is the file the purpose was read from.
     """
 
     path: str
     files: int
     purpose: str | None
     subfolders: tuple[str, ...] = ()
+    source: str | None = None
 
 
 def describe_folders(
@@ -66,9 +68,8 @@ def describe_folders(
 
     def note(folder: str) -> FolderNote:
         unnoted = [child for child in _children(folder, files) if child not in noted]
-        return FolderNote(
-            folder, files[folder], _purpose(folder, present, read), tuple(unnoted[:_MAX_UNNOTED])
-        )
+        purpose, source = _purpose(folder, present, read)
+        return FolderNote(folder, files[folder], purpose, tuple(unnoted[:_MAX_UNNOTED]), source)
 
     notes: list[FolderNote] = []
     for folder in sorted(top, key=lambda folder: (-files[folder], folder)):
@@ -77,7 +78,7 @@ def describe_folders(
     # A sentence many folders share ("This crate is an internal component") says nothing.
     repeated = Counter(note.purpose for note in notes if note.purpose)
     return tuple(
-        replace(note, purpose=None)
+        replace(note, purpose=None, source=None)
         if note.purpose and repeated[note.purpose] >= _BOILERPLATE_REPEATS
         else note
         for note in notes
@@ -111,7 +112,10 @@ def _children(folder: str, files: Counter[str]) -> list[str]:
     )
 
 
-def _purpose(folder: str, present: frozenset[str], read: FileReader) -> str | None:
+def _purpose(
+    folder: str, present: frozenset[str], read: FileReader
+) -> tuple[str | None, str | None]:
+    """What the folder is for, and the file that says so."""
     for name, extract in _SOURCES:
         path = f"{folder}{name}"
         if path not in present:
@@ -119,8 +123,8 @@ def _purpose(folder: str, present: frozenset[str], read: FileReader) -> str | No
         text = read(path, _PURPOSE_READ_LIMIT)
         purpose = extract(text) if text is not None else None
         if purpose:
-            return one_line(purpose, _MAX_PURPOSE)
-    return None
+            return one_line(purpose, _MAX_PURPOSE), path
+    return None, None
 
 
 def _first_sentence(text: str) -> str | None:

@@ -60,6 +60,7 @@ __all__ = [
     "LanguageCount",
     "ScanRoot",
     "WorkspaceFacts",
+    "is_typed_by_hand",
     "scan_roots",
     "scan_workspace",
 ]
@@ -270,7 +271,7 @@ def _add_ci_checks(
 ) -> None:
     """The checks CI runs are canonical even when no runner file names them, and so are the
     checks in a repository script that CI runs (`./.ci/run test`, `script/test`): the call
-    shows the script's first check of its kind as what it runs. Release, benchmark and deploy
+    shows the script's check of its kind as what it runs. Release, benchmark and deploy
     workflows run builds nobody types by hand: they are skipped."""
     calls: dict[str, list[tuple[str, str]]] = {}
     for workflow in workflows:
@@ -278,10 +279,10 @@ def _add_ci_checks(
             continue
         for line in workflow.commands:
             script = invoked_script(line, present)
-            if script is not None:
+            if script is not None and _is_shell_script(script):
                 calls.setdefault(script, []).append((line, workflow.path))
                 continue
-            command = as_command(line) if _is_typed_by_hand(line) else None
+            command = as_command(line) if is_typed_by_hand(line) else None
             purpose = classify_command(command) if command is not None else "other"
             if command is not None and purpose != "other":
                 collector.add(purpose, command, workflow.path, standing="ci")
@@ -290,26 +291,34 @@ def _add_ci_checks(
         checks = [
             (classify_command(line), line)
             for line in script_commands(read(script, _CI_SCRIPT_READ_LIMIT) or "")
-            if "$" not in line and _is_typed_by_hand(line) and as_command(line) is not None
+            if "$" not in line and is_typed_by_hand(line) and as_command(line) is not None
         ]
         checks = [(purpose, line) for purpose, line in checks if purpose != "other"]
         for line, source in script_calls:
             purpose = classify_command(line)
-            if purpose != "other" and _is_typed_by_hand(line):
-                runs = next((check for kind, check in checks if kind == purpose), None)
+            if purpose != "other" and is_typed_by_hand(line):
+                # What the call runs is clear only when the script has one check of its kind.
+                same_kind = [check for kind, check in checks if kind == purpose]
+                runs = same_kind[0] if len(same_kind) == 1 else None
                 collector.add(purpose, line, source, runs, standing="ci")
         for purpose, line in checks:
             collector.add(purpose, line, script, standing="ci")
 
 
-def _is_typed_by_hand(line: str) -> bool:
+def _is_shell_script(path: str) -> bool:
+    name = path.rpartition("/")[2]
+    return "." not in name.lstrip(".") or name.endswith((".sh", ".bash"))
+
+
+def is_typed_by_hand(line: str) -> bool:
     """Whether a CI line is a check a contributor could type (no CI variables, no setup, not
     a smoke test that the tool starts, such as `ruff --help`)."""
     return (
         len(line) <= _MAX_CI_COMMAND
         and "${{" not in line
         and "$(" not in line
-        and _SETUP_WORD.search(line) is None
+        # A flag such as `--no-sync` says how, not that the line sets something up.
+        and _SETUP_WORD.search(" ".join(w for w in line.split() if not w.startswith("-"))) is None
         and _INFO_ONLY.search(line) is None
     )
 

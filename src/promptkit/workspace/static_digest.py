@@ -27,7 +27,7 @@ from promptkit.secrets import find_secrets
 from promptkit.workspace.digest_layout import layout_lines
 from promptkit.workspace.digest_text import DigestLine, code_span, plain
 from promptkit.workspace.guidance import WatchOut, as_command, is_agent_file
-from promptkit.workspace.scan import WorkspaceFacts
+from promptkit.workspace.scan import WorkspaceFacts, is_typed_by_hand
 from promptkit.workspace.tooling import CommandPurpose, ToolCommand, classify_command
 
 __all__ = ["CHARS_PER_TOKEN", "estimate_tokens", "render_static_digest"]
@@ -57,12 +57,11 @@ _MAX_CANONICAL_PER_PURPOSE = 3
 _MAX_CANONICAL = 12
 _MAX_RECIPE = 60
 _MAX_CATALOGUE = 8
-_MAX_CATALOGUE_LINES = 3
+_MAX_CATALOGUE_LINES = 5
 _MAX_PACKAGE_DIRECTORIES = 3
 _MAX_PACKAGE_COMMANDS = 6
 _MAX_WORKFLOWS = 8
 _MAX_WORKFLOW_COMMANDS = 3
-_MAX_WORKFLOW_LINE = 100
 _MAX_WATCH_OUTS = 12
 _CD_PREFIX = re.compile(r"^cd (\S+) && (.+)$")
 
@@ -314,13 +313,8 @@ def _shortened(text: str) -> str:
 
 
 def _is_runnable(line: str) -> bool:
-    # Not CI plumbing: no expressions, no command substitution, no one-off pipelines.
-    return (
-        len(line) <= _MAX_WORKFLOW_LINE
-        and "${" not in line
-        and "$(" not in line
-        and as_command(line) is not None
-    )
+    # What a person could type: no CI plumbing (`${{ }}`, `$(...)`, `${files[@]}`), no setup.
+    return is_typed_by_hand(line) and "${" not in line and as_command(line) is not None
 
 
 def _watch_outs(facts: WorkspaceFacts) -> list[DigestLine]:
