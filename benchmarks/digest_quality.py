@@ -11,7 +11,8 @@ measures recall of what the removed files name. Without a corpus it says so and 
 The matching rule, kept deliberately simple and independent of the digest's own parsers:
 - Commands: lines of shell code blocks and inline code spans whose first word is a known
   runner and whose words name a check (test, lint, fmt, format, check, clippy, vet, build,
-  typecheck, tsc, mypy...); lines with a `<placeholder>` are left out. A command is
+  typecheck, tsc, mypy...; a file name such as `test.js` is an argument, not a check); lines
+  with a `<placeholder>` are left out. A command is
   identified by its first two words after dropping flags (and the value of flags that take
   one, such as `-p oxc`), `VAR=value`, `cd dir &&`, `pnpm run`/`yarn run` -> `pnpm`/`yarn`,
   and taking a third word after `run`/`exec`/`x` (`uv run pytest`, `npm run lint`). It is
@@ -20,7 +21,10 @@ The matching rule, kept deliberately simple and independent of the digest's own 
 - Paths: inline code spans that name a file or folder that exists in the repository; recalled
   when the digest contains the path (without a trailing slash).
 - Tools: words from a fixed vocabulary of developer tools that the agent files mention;
-  recalled when the digest mentions the word.
+  recalled when the digest mentions the word. A word followed by `.` and a letter is a
+  qualified name or a file (`uv.Screen`, `uv.lock`), not the tool. Names that are also
+  everyday English (`just`, `make`) count only inside code, and `pre-commit hook` is git's
+  hook, not the pre-commit tool.
 Tokens are the digest's own estimate (four characters a token); time is scan plus render,
 printed also as a ratio to the baseline measured in the same run on the same tree: listing the
 workspace's files (`select_files`), which every digest needs first.
@@ -59,6 +63,8 @@ _TOOLS = (
     "rustfmt", "nextest", "insta", "playwright", "maturin", "typescript", "changesets", "tsup",
     "oxlint", "ty", "docker", "taskfile",
 )  # fmt: skip
+# Tool names that are also everyday English words ("just delete it", "make sure").
+_ENGLISH_WORDS = {"just", "make"}
 # Flags whose next word is their value, not a subcommand (`cargo run -p oxc`).
 _VALUE_FLAGS = {
     "-p", "--package", "-F", "--filter", "--python", "--env-file", "-C", "--dir", "--bin",
@@ -112,7 +118,8 @@ def words_of(command: str) -> list[str]:
 
 def command_key(command: str) -> tuple[str, ...] | None:
     words = words_of(command)
-    if len(words) < 2 or words[0] not in _RUNNERS or not _CHECK_WORDS.search(" ".join(words)):
+    checks = " ".join(word for word in words if "." not in word and "/" not in word)
+    if len(words) < 2 or words[0] not in _RUNNERS or not _CHECK_WORDS.search(checks):
         return None
     if any("<" in word for word in words[:3]):  # a placeholder, not a command
         return None
@@ -148,11 +155,30 @@ def agent_facts(text: str, files: set[str]) -> tuple[set[tuple[str, ...]], set[s
         looks_like_path = " " not in candidate and ("/" in candidate or "." in candidate)
         if looks_like_path and (candidate in files or candidate in directories):
             paths.add(candidate)
-    lowered = text.lower()
-    tools = {
-        tool for tool in _TOOLS if re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-])", lowered)
-    }
-    return commands, paths, tools
+    return commands, paths, {tool for tool in _TOOLS if mentions(text, tool)}
+
+
+def code_of(text: str) -> str:
+    """The code in markdown `text`: its fenced blocks and inline code spans."""
+    code: list[str] = []
+    fence: str | None = None
+    for line in text.splitlines():
+        opening = _FENCE.match(line)
+        if opening is not None:
+            if fence is None:
+                fence = opening.group(1)
+            elif line.strip().startswith(fence):
+                fence = None
+            continue
+        code.extend([line] if fence is not None else _INLINE.findall(line))
+    return "\n".join(code)
+
+
+def mentions(text: str, tool: str) -> bool:
+    """Whether markdown `text` names `tool` (the same rule for agent files and digests)."""
+    where = code_of(text) if tool in _ENGLISH_WORDS else text
+    where = re.sub(r"pre-commit hooks?\b", "", where.lower())
+    return re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-]|\.\w)", where) is not None
 
 
 def digest_recall(
@@ -174,10 +200,9 @@ def digest_recall(
             found_paths += 1
         else:
             missed.append("path " + path)
-    lowered = digest.lower()
     found_tools = 0
     for tool in sorted(tools):
-        if re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-])", lowered):
+        if mentions(digest, tool):
             found_tools += 1
         else:
             missed.append("tool " + tool)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -120,6 +122,53 @@ def test_a_full_disk_is_one_line_with_status_74_and_the_override_kept(project: P
 
     line = assert_one_line_failure(done, EXIT_IO)
     assert "File too large" in line
+    assert (project / OVERRIDE).read_bytes() == before
+
+
+def _read_only_mounts_available() -> bool:
+    """Whether this machine lets an unprivileged process mount in a namespace of its own."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return False
+    probe = subprocess.run([unshare, "-rm", "true"], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+def _on_read_only_mount(folder: Path, *args: str) -> list[str]:
+    """`args` run in a mount namespace where `folder` is a read-only bind mount of itself."""
+    where = shlex.quote(str(folder))
+    command = shlex.join(args)
+    script = (
+        f"mount --bind {where} {where} && mount -o remount,bind,ro {where} {where}"
+        f" && exec {command}"
+    )
+    return ["unshare", "-rm", "sh", "-c", script]
+
+
+@pytest.mark.skipif(
+    not _read_only_mounts_available(),
+    reason="needs `unshare -rm` (user and mount namespaces) to mount a read-only filesystem",
+)
+def test_a_read_only_filesystem_is_one_line_with_status_74_and_the_override_kept(
+    project: Path,
+) -> None:
+    before = (project / OVERRIDE).read_bytes()
+    command = [sys.executable, "-m", "promptkit", "overrides", "set", "--prompt", REF]
+    command += ["--path", "intro", "--body", "Replaced."]
+
+    done = subprocess.run(
+        _on_read_only_mount(project / "overrides", *command),
+        cwd=project,
+        env=offline_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    line = assert_one_line_failure(done, EXIT_IO)
+    assert "Read-only file system; choose a location on a writable filesystem" in line
+    assert str(project / "overrides") in line
     assert (project / OVERRIDE).read_bytes() == before
 
 

@@ -69,7 +69,9 @@ class OverridesError(UsageError, ValueError):
 
 
 class OptimizationError(UsageError, ValueError):
-    """`optimize` refused to run or to store its result; nothing was stored."""
+    """`optimize` refused to run (a prompt without the sections it needs, a scope without its
+    store, a clash with an operator's digest); nothing was sent or stored. A digest refused
+    after the model answered is a `DigestRejectedError` instead."""
 
 
 # -- failures at run time ----------------------------------------------------------------------
@@ -185,6 +187,12 @@ class ModelRefusalError(ModelOutputError):
     ) -> None:
         super().__init__(message, response=response)
         self.refusal = refusal
+
+
+class DigestRejectedError(ModelOutputError):
+    """The optimizer answered, but its digest was refused (empty, or holding what looks like a
+    credential); nothing was stored. `response` is the optimizer's `PromptResponse` for an empty
+    digest, and None for one refused for a credential, so the error never carries it."""
 
 
 class DatasetError(UsageError, ValueError):

@@ -48,7 +48,7 @@ _ADVICE = {
     errno.ENOSPC: "free some space and run the command again",
     errno.EDQUOT: "free some space (you are over your disk quota) and run the command again",
     errno.EFBIG: "the file would pass the file-size limit (ulimit -f); raise it or write less",
-    errno.EROFS: "the filesystem is read-only; choose a writable location",
+    errno.EROFS: "choose a location on a writable filesystem",
     errno.EACCES: "check the permissions of that path or choose another location",
     errno.EPERM: "check the permissions of that path or choose another location",
     errno.ENOTDIR: "a file is in the way of a folder; move it or choose another location",

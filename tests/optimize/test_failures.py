@@ -18,8 +18,8 @@ from promptkit.digest import (
     set_workspace_digest,
 )
 from promptkit.errors import (
+    DigestRejectedError,
     ModelRefusalError,
-    OptimizationError,
     OutputTruncatedError,
     ProviderServerError,
 )
@@ -95,9 +95,9 @@ FAILURES = {
     ),
     "secret-bearing-digest": (
         (Reply.json({"digest": f"## Deploy\n- AWS key {FAKE_KEY}"}),),
-        OptimizationError,
+        DigestRejectedError,
     ),
-    "empty-digest": ((Reply.json({"digest": "\n\n"}),), OptimizationError),
+    "empty-digest": ((Reply.json({"digest": "\n\n"}),), DigestRejectedError),
 }
 
 
@@ -130,7 +130,7 @@ def test_unwritable_output_dir_leaves_the_optimizations_own_error_to_the_caller(
     not_a_directory = tmp_path / "taken"
     not_a_directory.write_text("a file where the output directory should be")
 
-    with capture_logs() as logs, pytest.raises(OptimizationError, match="empty digest"):
+    with capture_logs() as logs, pytest.raises(DigestRejectedError, match="empty digest"):
         openai_adapter.optimize(caller.prompt, session=caller.session, output_dir=not_a_directory)
 
     failed = [log for log in logs if log["event"] == "execution_record_failed"]

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from promptkit.adapters import ProviderAdapter
 from promptkit.digest import latest_workspace_digest, set_workspace_digest
-from promptkit.errors import OptimizationError
+from promptkit.errors import DigestRejectedError, OptimizationError
 from promptkit.names import KEY_PATTERN, is_valid_key
 from promptkit.optimize import OptimizationScope
 from promptkit.optimize.model_writer import optimization_prompt
@@ -241,7 +241,7 @@ def test_empty_digest_is_refused_and_nothing_is_stored(
     session = Session()
     server.enqueue(answer)
 
-    with pytest.raises(OptimizationError, match="empty digest"):
+    with pytest.raises(DigestRejectedError, match="empty digest"):
         openai_adapter.optimize(make_prompt(session, repo), session=session)
 
     assert latest_workspace_digest(session, "workspace-digest") is None
@@ -254,7 +254,7 @@ def test_digest_holding_a_credential_is_refused_naming_the_rule_never_the_value(
     store = LocalPromptOverridesStore(tmp_path / "overrides")
     server.enqueue(Reply.json({"digest": f"{DIGEST}\n- Deploy key: {FAKE_KEY}"}))
 
-    with pytest.raises(OptimizationError) as refused:
+    with pytest.raises(DigestRejectedError) as refused:
         openai_adapter.optimize(
             make_prompt(session, repo),
             store_scope=OptimizationScope.GLOBAL,

@@ -57,7 +57,9 @@ def test_static_optimize_succeeds_on_a_tree_whose_text_is_well_over_32_mib(
     assert "- 50 files" in digest_part(optimized.stdout)
 
 
-def test_the_static_writer_reads_only_the_files_it_parses(tmp_path: Path) -> None:
+def test_the_static_writer_reads_only_the_files_it_parses_and_the_heads_of_the_largest(
+    tmp_path: Path,
+) -> None:
     tree = big_tree(tmp_path / "big")
     session = Session()
     reader = CountingReader()
@@ -66,7 +68,11 @@ def test_the_static_writer_reads_only_the_files_it_parses(tmp_path: Path) -> Non
         StaticDigestWriter(reader=reader), prompt_over(session, HostMount(tree)), session=session
     )
 
-    assert reader.reads == ["pyproject.toml"]
+    # The largest modules are opened only to see whether they say they are generated.
+    assert reader.reads[0] == "pyproject.toml"
+    assert 0 < len(reader.reads[1:]) <= 30
+    assert all(path.endswith(".py") for path in reader.reads[1:])
+    assert max(reader.limits[1:]) <= 1024
 
 
 def test_the_static_writer_describes_every_mount_with_its_globs(tmp_path: Path) -> None:

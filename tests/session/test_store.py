@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +24,8 @@ from promptkit.session import (
     workspace_id,
 )
 from promptkit.session.records import encode_record
+
+from ..conftest import committed_repo
 
 
 @dataclass(frozen=True)
@@ -321,7 +324,11 @@ def test_corrupt_last_line_with_its_newline_is_not_taken_for_a_torn_append(
 def test_torn_last_line_is_skipped_with_a_warning_naming_file_and_line(
     store: SessionStore, workspace: Path
 ) -> None:
-    _write(store, workspace, 3)
+    session = Session(session_id="s1")
+    attachment = store.attach(session, workspace)
+    for index in range(3):
+        session.dispatch(Entry(index, f"entry {index}"))
+    attachment.release()  # the writer died during its last append: the session is not closed
     events = store.session_dir(workspace, "s1") / "events.jsonl"
     whole = events.read_bytes()
     last_start = whole.rstrip(b"\n").rfind(b"\n") + 1
@@ -469,3 +476,18 @@ def test_store_files_are_not_left_open_after_close(state_root: Path, workspace: 
         _write(store, workspace, 3)
         store.attach(store.load(workspace, "s1"), workspace)
     assert len(list(PROC_FDS.iterdir())) == before
+
+
+def test_sessions_stored_inside_a_git_repository_are_ignored_by_git(tmp_path: Path) -> None:
+    repo = committed_repo(tmp_path / "repo", {"README.md": "# Demo\n"})
+    with SessionStore(repo / ".state").attach(Session(), repo) as attachment:
+        attachment.session.dispatch(Entry(0, "entry 0"))
+
+    untracked = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert untracked.stdout == ""

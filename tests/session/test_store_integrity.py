@@ -136,6 +136,10 @@ def test_a_session_stored_before_checksums_still_loads(
             if record["kind"] == "base":
                 record["format"] = 1
         path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    metadata_path = session_dir / "metadata.json"
+    metadata = json.loads(metadata_path.read_text())
+    del metadata["head"]
+    metadata_path.write_text(json.dumps(metadata | {"format": 1}))
 
     assert _indexes(store.load(workspace, "s1")) == [0, 1, 2]
 
@@ -153,3 +157,36 @@ def test_credentials_in_session_values_are_stored_redacted(
     stored = "".join(path.read_text() for path in session_dir.iterdir() if path.is_file())
     assert leaked_values(stored) == []
     assert "[REDACTED:" in stored
+
+
+def test_a_deleted_last_record_of_a_closed_session_is_reported(
+    store: SessionStore, workspace: Path
+) -> None:
+    events = _stored(store, workspace, 4) / "events.jsonl"
+    lines = events.read_text().splitlines(keepends=True)
+    events.write_text("".join(lines[:-1]))
+
+    with pytest.raises(SessionCorruptError, match=rf"{events}: ends at seq 3, but metadata.json"):
+        store.load(workspace, "s1")
+
+
+def test_an_emptied_event_log_of_a_closed_session_is_reported(
+    store: SessionStore, workspace: Path
+) -> None:
+    events = _stored(store, workspace, 2) / "events.jsonl"
+    events.write_text("")
+
+    with pytest.raises(SessionCorruptError, match="records at the end were deleted"):
+        store.load(workspace, "s1")
+
+
+def test_events_appended_after_the_recorded_head_load_when_the_writer_died(
+    store: SessionStore, workspace: Path
+) -> None:
+    session = Session(session_id="s1")
+    attachment = store.attach(session, workspace)
+    session.dispatch(Step(0, "zero"))
+    session.dispatch(Step(1, "one"))
+    attachment.release()  # the process died: no close, metadata still holds the attach head
+
+    assert _indexes(store.load(workspace, "s1")) == [0, 1]

@@ -160,7 +160,7 @@ def test_github_script_steps_are_not_shown_as_shell(build: Builder) -> None:
     digest = render_static_digest(scan_workspace(build("pnpm-monorepo")), max_tokens=100_000)
 
     assert "context.payload" not in digest
-    assert "`pnpm install --frozen-lockfile`" in digest
+    assert "- Other CI files: `.github/workflows/ci.yml`" in digest
 
 
 def test_a_large_uv_lock_still_says_commands_run_through_uv(build: Builder) -> None:
@@ -171,10 +171,13 @@ def test_a_large_uv_lock_still_says_commands_run_through_uv(build: Builder) -> N
     assert "commands run through `uv run`" in facts.projects[0]
 
 
-def test_workspace_packages_scripts_collapse_to_one_line_each(build: Builder) -> None:
+def test_workspace_packages_scripts_collapse_to_one_line_per_set_of_packages(
+    build: Builder,
+) -> None:
     digest = render_static_digest(scan_workspace(build("pnpm-monorepo")), max_tokens=100_000)
 
-    assert "- `pnpm test` in `packages/core/`, `packages/web/`" in digest
+    assert "- `pnpm test`, `pnpm build` in `packages/core/`, `packages/web/`" in digest
+    assert "- `pnpm dev` in `packages/web/`" in digest
 
 
 def test_folders_are_explained_by_their_manifest_readme_or_docstring(build: Builder) -> None:

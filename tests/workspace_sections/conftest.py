@@ -50,11 +50,14 @@ def snapshot_tree(root: Path) -> dict[str, tuple[int, int]]:
 
 
 class CountingReader:
-    """A WorkspaceReader that reads the host and records every path it was asked for."""
+    """A WorkspaceReader that reads the host and records every path it was asked for, and
+    how many bytes it was asked to read at most."""
 
     def __init__(self) -> None:
         self.reads: list[str] = []
+        self.limits: list[int] = []
 
     def read(self, root: Path, relative: str, *, limit: int) -> bytes:
         self.reads.append(relative)
+        self.limits.append(limit)
         return HOST_READER.read(root, relative, limit=limit)

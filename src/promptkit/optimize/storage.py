@@ -23,7 +23,7 @@ from typing import Any
 from promptkit.adapters.response import PromptResponse
 from promptkit.digest import clear_workspace_digest, set_workspace_digest
 from promptkit.digest.committed import committed_provenance
-from promptkit.errors import OptimizationError
+from promptkit.errors import DigestRejectedError, OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize.types import OptimizationResponse, OptimizationScope, OptimizationTarget
 from promptkit.overrides import (
@@ -96,15 +96,16 @@ def checked_digest(response: PromptResponse[Any], target: OptimizationTarget) ->
     digest = text.strip()
     name = f"{target.prompt.ns}/{target.prompt.key}"
     if not digest:
-        raise OptimizationError(
+        raise DigestRejectedError(
             f"optimize {name}: the {response.provider} optimizer returned an empty digest for"
             f" section {target.section_key!r}; nothing was stored (run it again, or try another"
-            " model)"
+            " model)",
+            response=response,
         )
     findings = find_secrets(digest)
     if findings:
         rules = ", ".join(sorted({f"{finding.rule} (line {finding.line})" for finding in findings}))
-        raise OptimizationError(
+        raise DigestRejectedError(
             f"optimize {name}: the digest for section {target.section_key!r} contains what looks"
             f" like a credential: {rules}; nothing was stored. Remove the credential from the"
             " workspace (or keep the file out of it), then optimize again"

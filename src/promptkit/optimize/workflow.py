@@ -10,7 +10,8 @@ can before it spends anything; only step 2 differs between writers:
 2. Write the digest: `ModelDigestWriter` (a model explores the workspace, what
    `ProviderAdapter.optimize` uses) or `StaticDigestWriter` (the offline scan).
 3. Check it (`promptkit.optimize.storage`): the parsed `digest` field, or the reply's plain text
-   when it does not parse, stripped; an empty digest or one with a credential is refused.
+   when it does not parse, stripped; an empty digest or one with a credential is refused
+   (`DigestRejectedError`).
 4. Store it: SESSION in the caller's session with the workspace's manifest as provenance,
    GLOBAL as the shared override with the workspace's provenance (then the session's digest is
    cleared). GLOBAL never replaces an operator's override unless `overwrite_operator=True`;

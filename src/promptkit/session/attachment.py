@@ -6,6 +6,7 @@ before (see `promptkit.session.records`). Every value is passed through `redact_
 so a credential that reached a session value is stored as `[REDACTED:<rule>]`. Before each
 append it checks that events.jsonl is still the size it left it: a file that moved under it
 means another writer, and the append is refused (`SessionStaleError`) rather than interleaved.
+Starting also removes the temp files a killed writer of metadata.json or base.jsonl left.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from promptkit.durable import write_atomically
+from promptkit.durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_value
@@ -174,7 +175,7 @@ class SessionAttachment:
         with self._session._lock:
             self._require_open()
             self._compact()
-            self._write_metadata(status="active")
+            self._write_metadata(status="active", head=self._head)
 
     def close(self) -> None:
         """Stop recording: fsync what is pending, mark the session closed, release its lock."""
@@ -187,7 +188,7 @@ class SessionAttachment:
             if self._unsynced:
                 os.fsync(self._fd)
             try:
-                self._write_metadata(status="closed")
+                self._write_metadata(status="closed", head=self._head)
             finally:
                 self.release()
         self._store._forget(self)
@@ -209,12 +210,16 @@ class SessionAttachment:
         this once, holding the lock, after checking the copy in hand is not stale)."""
         if existing:
             self._created_at = read_metadata(self._session_dir / METADATA_FILE).created_at
+        for name in (METADATA_FILE, BASE_FILE):
+            # Holding the directory lock, so no live writer of ours owns these temp files.
+            remove_orphaned_temps(self._session_dir / name)
         # Metadata first: a directory with metadata but no base is a creation cut short.
         self._write_metadata(status="active")
         self._fd = os.open(
             self._session_dir / EVENTS_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644
         )
         self._compact()
+        self._write_metadata(status="active", head=self._head)
 
     def _compact(self) -> None:
         fd = self._require_open()
@@ -255,9 +260,13 @@ class SessionAttachment:
             "kind": kind,
         }
 
-    def _write_metadata(self, *, status: Literal["active", "closed"]) -> None:
+    def _write_metadata(
+        self, *, status: Literal["active", "closed"], head: StoreHead | None = None
+    ) -> None:
+        """Write metadata.json; `head` is the last record the files are known to hold (fsynced),
+        so a load can tell a deleted last record from one never written."""
         parent = self._session.parent
-        document = {
+        document: dict[str, Any] = {
             "format": STORE_FORMAT,
             "session_id": self._session.session_id,
             "workspace_root": str(self._workspace_root),
@@ -268,6 +277,8 @@ class SessionAttachment:
             "updated_at": datetime.now(UTC).isoformat(),
             "status": status,
         }
+        if head is not None:
+            document["head"] = {"seq": head[0], "sum": head[1]}
         text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
         write_atomically(self._session_dir / METADATA_FILE, [text.encode("utf-8")])
 

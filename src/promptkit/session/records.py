@@ -11,7 +11,10 @@ Since format 2 each record also ends with `"prev"` (the checksum of the record b
 same file, "" for the first) and `"sum"` (the first 16 hex digits of sha256 over the line
 without its `sum`). So a record altered after it was written fails its own checksum, and a
 deleted or reordered record breaks the chain at the next line: loading names the file and line.
-A deleted *last* record cannot be told from one never written (a crash looks the same).
+metadata.json records the head (seq and checksum of the last record) whenever the files are
+known to hold it: on attach, compaction and close. A load whose log ends before that head is
+missing records at its end; only records appended after it (a process that died while
+recording) can be lost without a trace, as a crash would lose them.
 Format 1 files (no checksums) still load, unchecked; attaching rewrites them in format 2.
 """
 
@@ -61,6 +64,9 @@ class StoredSession:
     updated_at: datetime
     status: Literal["active", "closed"]
     last_activity: datetime
+    head: StoreHead | None = None
+    """The last record the files were known to hold when metadata was written (None before
+    format 2 recorded it)."""
 
 
 def workspace_id(workspace_root: Path | str) -> str:
@@ -115,11 +121,32 @@ def read_metadata(path: Path) -> StoredSession:
             updated_at=datetime.fromisoformat(document["updated_at"]),
             status=status,
             last_activity=datetime.fromtimestamp(activity / 1e9, UTC),
+            head=_recorded_head(document.get("head")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SessionCorruptError(
             f"{path}: unexpected metadata ({exc!r}); fix or remove it"
         ) from None
+
+
+def _recorded_head(value: Any) -> StoreHead | None:
+    if value is None:
+        return None
+    seq, checksum = value["seq"], value["sum"]
+    if not isinstance(seq, int) or isinstance(seq, bool) or not isinstance(checksum, str):
+        raise TypeError("head must hold an integer seq and a string sum")
+    return (seq, checksum)
+
+
+def check_head(loaded: StoreHead, recorded: StoreHead | None, session_dir: Path) -> None:
+    """Refuse a loaded log that ends before the head metadata.json recorded for it."""
+    if recorded is None or loaded[0] > recorded[0] or loaded == recorded:
+        return
+    raise SessionCorruptError(
+        f"{session_dir / EVENTS_FILE}: ends at seq {loaded[0]}, but {METADATA_FILE} recorded"
+        f" seq {recorded[0]} (checksum {recorded[1] or 'none'}) as written: records at the end"
+        " were deleted or replaced; restore the session directory from a backup"
+    )
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from promptkit.workspace.tooling.model import FileReader, load_toml, one_line, table
 
@@ -21,6 +21,7 @@ __all__ = ["FolderNote", "describe_folders"]
 _PURPOSE_READ_LIMIT = 16 * 1024
 _MAX_TOP_LEVEL = 16
 _MAX_INNER = 20
+_MAX_UNNOTED = 40
 _SECONDARY = frozenset(
     {
         "test", "tests", "testing", "spec", "e2e", "docs", "doc", "examples", "example",
@@ -28,7 +29,7 @@ _SECONDARY = frozenset(
         "vendor", "third_party", "playground", "website", "site",
     }
 )  # fmt: skip
-_MAX_PURPOSE = 140
+_MAX_PURPOSE = 100
 # Minimum share of its parent's code for the heaviest child to be looked into as well.
 _DOMINANT_SHARE = 0.5
 _BOILERPLATE_REPEATS = 3
@@ -36,52 +37,52 @@ _BOILERPLATE_REPEATS = 3
 
 @dataclass(frozen=True, slots=True)
 class FolderNote:
-    """A folder (`path` ends with "/"), how many files it holds, and what it is for."""
+    """A folder (`path` ends with "/"), how many files it holds, and what it is for.
+
+    `subfolders` are its subfolders that have no note of their own, largest first (bounded);
+    `source` is the file the purpose was read from.
+    """
 
     path: str
     files: int
     purpose: str | None
+    subfolders: tuple[str, ...] = ()
+    source: str | None = None
 
 
 def describe_folders(
-    paths: list[str], read: FileReader, is_code: Callable[[str], bool]
+    files: Counter[str], code: Counter[str], present: frozenset[str], read: FileReader
 ) -> tuple[FolderNote, ...]:
     """Notes for the top-level folders and those inside the one holding most of the code.
 
-    Ordered as a reader walks them: each top-level folder, its inner folders right after it.
+    `files` and `code` count the files (and the code files) under each folder, three levels
+    deep ("src/", "src/promptkit/", ...); `present` holds every listed path. Ordered as a
+    reader walks them: each top-level folder, its inner folders right after it.
     """
-    present = frozenset(paths)
-    files = _counts(paths, lambda path: True)
-    code = _counts(paths, is_code)
     top = sorted(
         (folder for folder in files if folder.count("/") == 1),
         key=lambda folder: (-files[folder], folder),
     )[:_MAX_TOP_LEVEL]
     inner = _inner_folders(top, files, code)
+    noted = {*top, *inner}
+
+    def note(folder: str) -> FolderNote:
+        unnoted = [child for child in _children(folder, files) if child not in noted]
+        purpose, source = _purpose(folder, present, read)
+        return FolderNote(folder, files[folder], purpose, tuple(unnoted[:_MAX_UNNOTED]), source)
+
     notes: list[FolderNote] = []
     for folder in sorted(top, key=lambda folder: (-files[folder], folder)):
-        notes.append(FolderNote(folder, files[folder], _purpose(folder, present, read)))
-        for child in (path for path in inner if path.startswith(folder)):
-            notes.append(FolderNote(child, files[child], _purpose(child, present, read)))
+        notes.append(note(folder))
+        notes.extend(note(child) for child in inner if child.startswith(folder))
     # A sentence many folders share ("This crate is an internal component") says nothing.
     repeated = Counter(note.purpose for note in notes if note.purpose)
     return tuple(
-        FolderNote(note.path, note.files, None)
+        replace(note, purpose=None, source=None)
         if note.purpose and repeated[note.purpose] >= _BOILERPLATE_REPEATS
         else note
         for note in notes
     )
-
-
-def _counts(paths: list[str], keep: Callable[[str], bool]) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for path in paths:
-        if not keep(path):
-            continue
-        parts = path.split("/")[:-1]
-        for depth in range(1, min(len(parts), 3) + 1):
-            counts["/".join(parts[:depth]) + "/"] += 1
-    return counts
 
 
 def _inner_folders(top: list[str], files: Counter[str], code: Counter[str]) -> list[str]:
@@ -111,7 +112,10 @@ def _children(folder: str, files: Counter[str]) -> list[str]:
     )
 
 
-def _purpose(folder: str, present: frozenset[str], read: FileReader) -> str | None:
+def _purpose(
+    folder: str, present: frozenset[str], read: FileReader
+) -> tuple[str | None, str | None]:
+    """What the folder is for, and the file that says so."""
     for name, extract in _SOURCES:
         path = f"{folder}{name}"
         if path not in present:
@@ -119,8 +123,8 @@ def _purpose(folder: str, present: frozenset[str], read: FileReader) -> str | No
         text = read(path, _PURPOSE_READ_LIMIT)
         purpose = extract(text) if text is not None else None
         if purpose:
-            return one_line(purpose, _MAX_PURPOSE)
-    return None
+            return one_line(purpose, _MAX_PURPOSE), path
+    return None, None
 
 
 def _first_sentence(text: str) -> str | None:

@@ -15,19 +15,32 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from promptkit.errors import WorkspaceError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_secrets
-from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, SkipReason, select_files
+from promptkit.workspace.files import (
+    DEFAULT_MAX_FILE_BYTES,
+    SkipReason,
+    collector_paused,
+    select_files,
+)
 from promptkit.workspace.folders import FolderNote, describe_folders
-from promptkit.workspace.globs import PathFilter
 from promptkit.workspace.guidance import WatchOut, as_command, read_guidance
+from promptkit.workspace.landmarks import (
+    AgentSkill,
+    agent_skills,
+    contributor_docs,
+    entry_points,
+    is_notable,
+    largest_modules,
+)
 from promptkit.workspace.manifest import WorkspaceManifest, manifest_for_selection
 from promptkit.workspace.reading import HOST_READER, WorkspaceReader, read_workspace_bytes
+from promptkit.workspace.tally import DirectoryCount, LanguageCount, NameTally, is_code
 from promptkit.workspace.tooling import (
     LOCKFILE_NAMES,
     ToolCommand,
@@ -35,9 +48,11 @@ from promptkit.workspace.tooling import (
     Workflow,
     classify_command,
     config_files,
+    invoked_script,
     parse_config_file,
     parse_workflow,
     rank_commands,
+    script_commands,
 )
 
 __all__ = [
@@ -45,6 +60,7 @@ __all__ = [
     "LanguageCount",
     "ScanRoot",
     "WorkspaceFacts",
+    "is_typed_by_hand",
     "scan_roots",
     "scan_workspace",
 ]
@@ -54,25 +70,6 @@ _log = get_logger("promptkit.workspace")
 _CONFIG_READ_LIMIT = 256 * 1024
 _MAX_CONFIG_FILES = 80
 _MAX_CI_FILES = 20
-_SUBDIRECTORIES_PER_DIRECTORY = 4
-
-
-@dataclass(frozen=True, slots=True)
-class LanguageCount:
-    """How many selected files are in `language`; `is_code` separates code from docs/data."""
-
-    language: str
-    files: int
-    is_code: bool
-
-
-@dataclass(frozen=True, slots=True)
-class DirectoryCount:
-    """Files under a directory (`path` ends with "/"), with its largest subdirectories."""
-
-    path: str
-    files: int
-    subdirectories: tuple[DirectoryCount, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +81,9 @@ class WorkspaceFacts:
     `folders` say what the notable folders are for; `guidance_files` are the agent and
     contributor files that were read (each once); `entry_points` are where code starts (a Go
     command's main.go, a package's index.ts or __init__.py, a crate's lib.rs); `root_files`
-    are the names of the files at the top level.
+    are the names of the files at the top level; `contributor_docs` the docs in folders
+    written for contributors; `skills` the agent skills; `largest_modules` the largest
+    hand-written source files (see `promptkit.workspace.landmarks`).
     """
 
     manifest: WorkspaceManifest
@@ -103,6 +102,9 @@ class WorkspaceFacts:
     guidance_files: tuple[str, ...] = ()
     entry_points: tuple[str, ...] = ()
     root_files: tuple[str, ...] = ()
+    contributor_docs: tuple[str, ...] = ()
+    skills: tuple[AgentSkill, ...] = ()
+    largest_modules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,34 +147,42 @@ def scan_roots(
     """
     if not roots:
         raise WorkspaceError("scan_roots needs at least one directory to scan")
-    located: dict[str, tuple[Path, str]] = {}
+    with collector_paused():
+        return _scan(roots, max_file_bytes, reader)
+
+
+def _scan(
+    roots: Sequence[ScanRoot], max_file_bytes: int, reader: WorkspaceReader
+) -> WorkspaceFacts:
     prefixes: list[tuple[str, Path]] = []
+    shown_paths: list[str] = []
+    file_sizes: list[int] = []
     skipped: Counter[SkipReason] = Counter()
     manifest: WorkspaceManifest | None = None
     for scan_root in roots:
         selection = select_files(scan_root.path, max_file_bytes=max_file_bytes)
         if manifest is None:
             manifest = manifest_for_selection(selection)
-        path_filter = PathFilter.of(scan_root.include, scan_root.exclude)
+        selection = selection.narrowed(scan_root.include, scan_root.exclude)
         prefix = scan_root.prefix.strip("/")
         prefixes.append((prefix, selection.root))
-        for file in selection.files:
-            if path_filter.allows(file.path):
-                located[f"{prefix}/{file.path}" if prefix else file.path] = (
-                    selection.root,
-                    file.path,
-                )
+        if prefix:
+            shown_paths.extend(f"{prefix}/{file.path}" for file in selection.files)
+        else:
+            shown_paths.extend(file.path for file in selection.files)
+        file_sizes.extend(file.size for file in selection.files)
         skipped.update(dict(selection.skipped))
     assert manifest is not None
-    paths = sorted(located)
+    # One root's files come sorted; several are merged.
+    paths = shown_paths if len(roots) == 1 else sorted(shown_paths)
+    sizes = dict(zip(shown_paths, file_sizes, strict=True))
+    # Deepest prefix first, so a file maps to the root it was listed under.
+    by_prefix = sorted(prefixes, key=lambda item: -len(item[0]))
 
     def locate(shown: str) -> tuple[Path, str] | None:
-        # Listed files map directly; a file the parsers look up by name (a lockfile the size cap
-        # left out) maps through the root whose prefix it is under.
-        found = located.get(shown)
-        if found is not None:
-            return found
-        for prefix, root in sorted(prefixes, key=lambda item: -len(item[0])):
+        # A listed file, or one the parsers look up by name (a lockfile the size cap left out),
+        # maps through the root whose prefix it is under.
+        for prefix, root in by_prefix:
             if not prefix:
                 return root, shown
             if shown.startswith(prefix + "/"):
@@ -190,26 +200,20 @@ def scan_roots(
             return None
         return redact_secrets(raw.decode("utf-8", errors="replace"))
 
+    present = frozenset(paths)
+    tally = NameTally(paths)
     configs = config_files(paths)[:_MAX_CONFIG_FILES]
     lockfiles = _lockfiles(locate, {config.rpartition("/")[0] for config in configs})
-    collector = ToolingCollector(present=frozenset(paths) | lockfiles, read=read)
+    collector = ToolingCollector(present=present | lockfiles, read=read)
     for relative in configs:
         parse_config_file(collector, relative)
     workflows: list[Workflow] = []
-    for relative in sorted(filter(_is_ci_file, paths))[:_MAX_CI_FILES]:
+    ci_files = sorted(path for path in paths if path.count("/") <= 2 and _is_ci_file(path))
+    for relative in ci_files[:_MAX_CI_FILES]:
         text = read(relative)
         if text is not None:
             workflows.append(parse_workflow(relative, text))
-    for workflow in workflows:
-        # The checks CI runs are canonical even when no runner file names them; release,
-        # benchmark and deploy workflows run builds nobody types by hand.
-        if _SIDE_WORKFLOW.search(workflow.path) is not None:
-            continue
-        for line in workflow.commands:
-            command = as_command(line) if _is_typed_by_hand(line) else None
-            purpose = classify_command(command) if command is not None else "other"
-            if command is not None and purpose != "other":
-                collector.add(purpose, command, workflow.path, standing="ci")
+    _add_ci_checks(collector, workflows, present, read)
     guidance = read_guidance(paths, read)
     for documented in guidance.commands:
         collector.add(
@@ -225,12 +229,12 @@ def scan_roots(
         manifest=manifest,
         file_count=len(paths),
         skipped=tuple(sorted(skipped.items())),
-        root_file_count=sum(1 for p in paths if "/" not in p),
-        languages=_languages(paths),
-        layout=_layout(paths),
+        root_file_count=tally.root_file_count,
+        languages=tally.languages(),
+        layout=tally.layout(),
         notable_files=tuple(
             sorted(
-                {p for p in paths if _is_notable(p)} | {p for p in lockfiles if _is_notable(p)},
+                {p for p in paths if is_notable(p)} | {p for p in lockfiles if is_notable(p)},
                 key=lambda p: (p.count("/"), p),
             )
         ),
@@ -239,25 +243,83 @@ def scan_roots(
         commands=commands,
         workflows=tuple(workflows),
         watch_outs=guidance.watch_outs,
-        folders=describe_folders(paths, read, _is_code),
+        folders=describe_folders(
+            tally.files_per_folder(), tally.files_per_folder(code_only=True), present, read
+        ),
         guidance_files=guidance.files,
-        entry_points=_entry_points(paths),
+        entry_points=entry_points(paths),
         root_files=tuple(p for p in paths if "/" not in p),
+        contributor_docs=contributor_docs(paths),
+        skills=agent_skills(paths, read),
+        largest_modules=largest_modules(sizes, read, is_code),
     )
 
 
 _SIDE_WORKFLOW = re.compile(r"release|publish|bench|deploy|nightly|docs|binar", re.IGNORECASE)
 _SETUP_WORD = re.compile(r"\b(?:install|add|setup|sync|download|upload|cache)\b")
 _MAX_CI_COMMAND = 90
+_MAX_CI_SCRIPTS = 8
+_CI_SCRIPT_READ_LIMIT = 64 * 1024
+_INFO_ONLY = re.compile(r"\s(?:--help|-h|--version|-V|version)\s*$")
 
 
-def _is_typed_by_hand(line: str) -> bool:
-    """Whether a CI line is a check a contributor could type (no CI variables, no setup)."""
+def _add_ci_checks(
+    collector: ToolingCollector,
+    workflows: list[Workflow],
+    present: frozenset[str],
+    read: Callable[[str, int], str | None],
+) -> None:
+    """The checks CI runs are canonical even when no runner file names them, and so are the
+    checks in a repository script that CI runs (`./.ci/run test`, `script/test`): the call
+    shows the script's check of its kind as what it runs. Release, benchmark and deploy
+    workflows run builds nobody types by hand: they are skipped."""
+    calls: dict[str, list[tuple[str, str]]] = {}
+    for workflow in workflows:
+        if _SIDE_WORKFLOW.search(workflow.path) is not None:
+            continue
+        for line in workflow.commands:
+            script = invoked_script(line, present)
+            if script is not None and _is_shell_script(script):
+                calls.setdefault(script, []).append((line, workflow.path))
+                continue
+            command = as_command(line) if is_typed_by_hand(line) else None
+            purpose = classify_command(command) if command is not None else "other"
+            if command is not None and purpose != "other":
+                collector.add(purpose, command, workflow.path, standing="ci")
+    for script, script_calls in list(calls.items())[:_MAX_CI_SCRIPTS]:
+        # A script's own variables are set as it runs: a line that uses one is not typeable.
+        checks = [
+            (classify_command(line), line)
+            for line in script_commands(read(script, _CI_SCRIPT_READ_LIMIT) or "")
+            if "$" not in line and is_typed_by_hand(line) and as_command(line) is not None
+        ]
+        checks = [(purpose, line) for purpose, line in checks if purpose != "other"]
+        for line, source in script_calls:
+            purpose = classify_command(line)
+            if purpose != "other" and is_typed_by_hand(line):
+                # What the call runs is clear only when the script has one check of its kind.
+                same_kind = [check for kind, check in checks if kind == purpose]
+                runs = same_kind[0] if len(same_kind) == 1 else None
+                collector.add(purpose, line, source, runs, standing="ci")
+        for purpose, line in checks:
+            collector.add(purpose, line, script, standing="ci")
+
+
+def _is_shell_script(path: str) -> bool:
+    name = path.rpartition("/")[2]
+    return "." not in name.lstrip(".") or name.endswith((".sh", ".bash"))
+
+
+def is_typed_by_hand(line: str) -> bool:
+    """Whether a CI line is a check a contributor could type (no CI variables, no setup, not
+    a smoke test that the tool starts, such as `ruff --help`)."""
     return (
         len(line) <= _MAX_CI_COMMAND
         and "${{" not in line
         and "$(" not in line
-        and _SETUP_WORD.search(line) is None
+        # A flag such as `--no-sync` says how, not that the line sets something up.
+        and _SETUP_WORD.search(" ".join(w for w in line.split() if not w.startswith("-"))) is None
+        and _INFO_ONLY.search(line) is None
     )
 
 
@@ -321,160 +383,3 @@ def _tools_from_ci(workflows: list[Workflow]) -> set[str]:
         for prefix, tool in _CI_TOOLS
         if workflow.path.startswith(prefix)
     }
-
-
-# -- names only: languages, layout, notable files ----------------------------------------------
-
-# Extension (or exact file name) -> (language, is code).
-_LANGUAGES: Mapping[str, tuple[str, bool]] = {
-    **dict.fromkeys((".py", ".pyi", ".pyx"), ("Python", True)),
-    **dict.fromkeys((".js", ".mjs", ".cjs", ".jsx"), ("JavaScript", True)),
-    **dict.fromkeys((".ts", ".mts", ".cts", ".tsx"), ("TypeScript", True)),
-    ".go": ("Go", True),
-    ".rs": ("Rust", True),
-    ".java": ("Java", True),
-    **dict.fromkeys((".kt", ".kts"), ("Kotlin", True)),
-    ".scala": ("Scala", True),
-    ".rb": ("Ruby", True),
-    ".php": ("PHP", True),
-    **dict.fromkeys((".c", ".h"), ("C", True)),
-    **dict.fromkeys((".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx"), ("C++", True)),
-    ".cs": ("C#", True),
-    ".swift": ("Swift", True),
-    **dict.fromkeys((".m", ".mm"), ("Objective-C", True)),
-    **dict.fromkeys((".sh", ".bash", ".zsh"), ("Shell", True)),
-    ".ps1": ("PowerShell", True),
-    ".lua": ("Lua", True),
-    **dict.fromkeys((".pl", ".pm"), ("Perl", True)),
-    ".r": ("R", True),
-    ".jl": ("Julia", True),
-    ".dart": ("Dart", True),
-    **dict.fromkeys((".ex", ".exs"), ("Elixir", True)),
-    **dict.fromkeys((".erl", ".hrl"), ("Erlang", True)),
-    ".hs": ("Haskell", True),
-    **dict.fromkeys((".ml", ".mli"), ("OCaml", True)),
-    **dict.fromkeys((".clj", ".cljs"), ("Clojure", True)),
-    ".zig": ("Zig", True),
-    ".sql": ("SQL", True),
-    ".vue": ("Vue", True),
-    ".svelte": ("Svelte", True),
-    **dict.fromkeys((".html", ".htm"), ("HTML", True)),
-    **dict.fromkeys((".css", ".scss", ".sass", ".less"), ("CSS", True)),
-    ".tf": ("Terraform", True),
-    ".proto": ("Protocol Buffers", True),
-    ".ipynb": ("Jupyter Notebook", True),
-    "Dockerfile": ("Dockerfile", True),
-    "Makefile": ("Makefile", True),
-    **dict.fromkeys((".md", ".markdown"), ("Markdown", False)),
-    ".rst": ("reStructuredText", False),
-    ".txt": ("Text", False),
-    ".toml": ("TOML", False),
-    **dict.fromkeys((".yaml", ".yml"), ("YAML", False)),
-    ".json": ("JSON", False),
-    ".xml": ("XML", False),
-    **dict.fromkeys((".ini", ".cfg"), ("INI", False)),
-    ".csv": ("CSV", False),
-}
-
-
-def _language(relative: str) -> tuple[str, bool] | None:
-    name = relative.rpartition("/")[2]
-    language = _LANGUAGES.get(name)
-    if language is None:
-        dot = name.rfind(".")
-        if dot > 0:
-            language = _LANGUAGES.get(name[dot:].lower())
-    return language
-
-
-def _is_code(relative: str) -> bool:
-    language = _language(relative)
-    return language is not None and language[1]
-
-
-def _languages(paths: list[str]) -> tuple[LanguageCount, ...]:
-    counts: Counter[tuple[str, bool]] = Counter()
-    for relative in paths:
-        language = _language(relative)
-        if language is not None:
-            counts[language] += 1
-    return tuple(
-        LanguageCount(language=language, files=count, is_code=is_code)
-        for (language, is_code), count in sorted(
-            counts.items(), key=lambda item: (-item[1], item[0][0])
-        )
-    )
-
-
-def _layout(paths: list[str]) -> tuple[DirectoryCount, ...]:
-    top: Counter[str] = Counter()
-    second: dict[str, Counter[str]] = {}
-    for relative in paths:
-        parts = relative.split("/", 2)
-        if len(parts) == 1:
-            continue
-        top[parts[0]] += 1
-        if len(parts) == 3:
-            second.setdefault(parts[0], Counter())[parts[1]] += 1
-    return tuple(
-        DirectoryCount(
-            path=f"{name}/",
-            files=count,
-            subdirectories=tuple(
-                DirectoryCount(path=f"{name}/{child}/", files=child_count)
-                for child, child_count in sorted(
-                    second.get(name, Counter()).items(), key=lambda item: (-item[1], item[0])
-                )[:_SUBDIRECTORIES_PER_DIRECTORY]
-            ),
-        )
-        for name, count in sorted(top.items(), key=lambda item: (-item[1], item[0]))
-    )
-
-
-# Contributor and architecture docs and key configuration, listed by path.
-_NOTABLE_AT_ROOT = re.compile(
-    r"(?:README|CONTRIBUTING|ARCHITECTURE|DEVELOPMENT|DEVELOPING|HACKING|SECURITY|"
-    r"CHANGELOG|CHANGES)(?:\.[A-Za-z]+)?|AGENTS\.md|CLAUDE\.md|GEMINI\.md|CODEOWNERS|"
-    r"pyproject\.toml|setup\.py|setup\.cfg|package\.json|pnpm-workspace\.yaml|turbo\.json|"
-    r"nx\.json|Cargo\.toml|go\.mod|go\.work|Makefile|justfile|Taskfile\.ya?ml|tox\.ini|"
-    r"noxfile\.py|\.pre-commit-config\.yaml|lefthook\.ya?ml|\.golangci\.ya?ml|"
-    r"\.?rustfmt\.toml|clippy\.toml|rust-toolchain(?:\.toml)?|tsconfig\.json|biome\.jsonc?|"
-    r"Dockerfile|docker-compose\.ya?ml|compose\.ya?ml|mkdocs\.ya?ml|"
-    r"(?:eslint|vitest|vite|jest|playwright|prettier)\.config\.[cm]?[jt]s|\.prettierrc(?:\.\w+)?|"
-    r"\.oxlintrc\.json|\.oxfmtrc\.jsonc?|uv\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.work",
-    re.IGNORECASE,
-)
-_NOTABLE_ELSEWHERE = re.compile(
-    r"(?:\.github|docs)/(?:CONTRIBUTING(?:\.md|\.rst)?|CODEOWNERS|copilot-instructions\.md|"
-    r"ARCHITECTURE\.md|architecture\.md|DEVELOPMENT\.md|development\.md)|"
-    r"docs/(?:architecture|design|adr|decisions)/[^/]+\.md|\.cargo/config\.toml|"
-    r"(?:tests?|src)/conftest\.py|"
-    r"\.config/nextest\.toml|\.cursor/rules/[^/]+|(?-i:.*/(?:AGENTS|CLAUDE|GEMINI)\.md)",
-    re.IGNORECASE,
-)
-
-
-_ENTRY_POINT = re.compile(
-    r"(?:cmd/[^/]+/)?main\.go|(?:(?:packages|apps|libs)/[^/]+/)?src/index\.[cm]?tsx?|"
-    r"(?:(?:crates|packages)/[^/]+/)?src/(?:lib|main)\.rs|(?:src/)?[A-Za-z_]\w*/__init__\.py|"
-    r"(?:src/)?[A-Za-z_]\w*/__main__\.py"
-)
-_MAX_ENTRY_POINTS = 24
-_NOT_CODE_HOMES = frozenset({"tests", "test", "docs", "examples", "scripts", "benchmarks"})
-
-
-def _entry_points(paths: list[str]) -> tuple[str, ...]:
-    """Where the code starts, shallowest first (bounded: a monorepo has hundreds)."""
-    found = [
-        path
-        for path in paths
-        if _ENTRY_POINT.fullmatch(path) is not None and path.split("/", 1)[0] not in _NOT_CODE_HOMES
-    ]
-    return tuple(sorted(found, key=lambda path: (path.count("/"), path))[:_MAX_ENTRY_POINTS])
-
-
-def _is_notable(relative: str) -> bool:
-    if "/" not in relative:
-        is_root_doc = relative.endswith(".md") and not relative.startswith(("LICENSE", "."))
-        return is_root_doc or _NOTABLE_AT_ROOT.fullmatch(relative) is not None
-    return _NOTABLE_ELSEWHERE.fullmatch(relative) is not None

@@ -7,11 +7,9 @@ only on the facts: everything is sorted, and nothing time- or machine-dependent 
 absolute paths, head_sha) goes in, so the same tree renders byte for byte the same in any
 process.
 
-The digest goes into prompts, so it is held to a stricter standard than logs: on top of
-`redact_secrets` (applied by the scan), any long word that mixes upper case, lower case and
-digits with high entropy, such as a password passed as `-p <value>`, is replaced by
-`[REDACTED:random-string]`. A line in which `find_secrets` still sees a credential is never
-rendered.
+The digest goes into prompts, so it is held to a stricter standard than logs: random-looking
+words are concealed (see `digest_text`), and a line in which `find_secrets` still sees a
+credential is never rendered. The Layout part's lines come from `digest_layout`.
 
 The token budget is estimated at four characters per token (no tokenizer dependency). Each
 part has a share of it that it keeps first (`_SHARES`); what is left goes to the remaining
@@ -23,12 +21,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from promptkit.errors import ArgumentValueError
-from promptkit.secrets import find_secrets, shannon_entropy
-from promptkit.workspace.guidance import as_command
-from promptkit.workspace.scan import WorkspaceFacts
+from promptkit.secrets import find_secrets
+from promptkit.workspace.digest_layout import layout_lines
+from promptkit.workspace.digest_text import DigestLine, code_span, plain
+from promptkit.workspace.guidance import WatchOut, as_command, is_agent_file
+from promptkit.workspace.scan import WorkspaceFacts, is_typed_by_hand
 from promptkit.workspace.tooling import CommandPurpose, ToolCommand, classify_command
 
 __all__ = ["CHARS_PER_TOKEN", "estimate_tokens", "render_static_digest"]
@@ -38,11 +37,11 @@ CHARS_PER_TOKEN = 4
 _SECTIONS = ("Commands", "Layout", "Tooling", "Workflows", "Watch-outs")
 # The share of the budget each part keeps before the rest is shared out by priority.
 _SHARES: Mapping[str, float] = {
-    "Commands": 0.45,
-    "Layout": 0.25,
-    "Tooling": 0.07,
-    "Workflows": 0.10,
-    "Watch-outs": 0.12,
+    "Commands": 0.40,
+    "Layout": 0.38,
+    "Tooling": 0.06,
+    "Workflows": 0.08,
+    "Watch-outs": 0.08,
 }
 _PURPOSE_LABELS: dict[CommandPurpose, str] = {
     "test": "Test",
@@ -52,52 +51,24 @@ _PURPOSE_LABELS: dict[CommandPurpose, str] = {
     "build": "Build",
     "other": "Run",
 }
+_PURPOSE_ORDER: tuple[CommandPurpose, ...] = tuple(_PURPOSE_LABELS)
 _STANDING_NOTES = {"ci": "CI runs it", "documented": "documented"}
-_SKIP_LABELS = {
-    "binary": "binary",
-    "credential": "credential",
-    "hard_link": "hard links",
-    "too_large": "too large",
-    "symlink_outside_root": "symlinked outside the root",
-    "symlinked_directory": "under a symlinked directory",
-    "unreadable": "unreadable",
-    "not_regular_file": "not regular files",
-    "non_utf8_name": "with non-UTF-8 names",
-    "missing": "deleted",
-}
-_MAX_CODE_LANGUAGES = 8
-_MAX_OTHER_TYPES = 6
-_MAX_NOTABLE = 20
-_MAX_ENTRY_POINTS = 12
-_MAX_ROOT_FILES = 24
 _MAX_CANONICAL_PER_PURPOSE = 3
 _MAX_CANONICAL = 12
 _MAX_RECIPE = 60
 _MAX_CATALOGUE = 8
-_MAX_CATALOGUE_LINES = 3
+_MAX_CATALOGUE_LINES = 5
 _MAX_PACKAGE_DIRECTORIES = 3
 _MAX_PACKAGE_COMMANDS = 6
 _MAX_WORKFLOWS = 8
-_MAX_WORKFLOW_COMMANDS = 4
+_MAX_WORKFLOW_COMMANDS = 3
 _MAX_WATCH_OUTS = 12
-_BACKTICKS = re.compile(r"`+")
 _CD_PREFIX = re.compile(r"^cd (\S+) && (.+)$")
-# Paths and dotted names split at "/" and ".", so only opaque runs are candidates.
-_OPAQUE_WORD = re.compile(r"[A-Za-z0-9+=_\-]{16,}")
-_MIN_RANDOM_ENTROPY = 3.5
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
 def estimate_tokens(text: str) -> int:
     """Approximate token count of `text`: one token per four characters, rounded up."""
     return -(-len(text) // CHARS_PER_TOKEN)
-
-
-@dataclass(frozen=True, slots=True)
-class _Line:
-    section: str
-    priority: float
-    text: str
 
 
 def render_static_digest(facts: WorkspaceFacts, *, max_tokens: int = 2000) -> str:
@@ -114,7 +85,7 @@ def render_static_digest(facts: WorkspaceFacts, *, max_tokens: int = 2000) -> st
         line
         for line in (
             *commands,
-            *_layout(facts),
+            *layout_lines(facts),
             *_tooling(facts),
             *_workflows(facts, shown),
             *_watch_outs(facts),
@@ -147,22 +118,22 @@ class _Budget:
         # Each section's last line has no newline; sections are separated by a blank line.
         return headings - len(present) + 2 * max(len(present) - 1, 0)
 
-    def with_line(self, line: _Line) -> int:
+    def with_line(self, line: DigestLine) -> int:
         self.keep(line)
         length = self.length()
         self.drop(line)
         return length
 
-    def keep(self, line: _Line) -> None:
+    def keep(self, line: DigestLine) -> None:
         self.chars[line.section] += len(line.text) + 1
         self.lines[line.section] += 1
 
-    def drop(self, line: _Line) -> None:
+    def drop(self, line: DigestLine) -> None:
         self.chars[line.section] -= len(line.text) + 1
         self.lines[line.section] -= 1
 
 
-def _fit(lines: list[_Line], budget: int) -> set[int]:
+def _fit(lines: list[DigestLine], budget: int) -> set[int]:
     """Indices of the lines to keep so that the assembled digest is at most `budget` chars.
 
     First each section keeps its best lines within its share; then the remaining lines are
@@ -176,7 +147,7 @@ def _fit(lines: list[_Line], budget: int) -> set[int]:
         used = 0
         for index in by_priority:
             line = lines[index]
-            if line.section != section or used + len(line.text) + 1 > share:
+            if not line.in_share or line.section != section or used + len(line.text) + 1 > share:
                 continue
             if state.with_line(line) <= budget:
                 state.keep(line)
@@ -192,12 +163,12 @@ def _fit(lines: list[_Line], budget: int) -> set[int]:
 # -- commands ----------------------------------------------------------------------------------
 
 
-def _commands(facts: WorkspaceFacts) -> tuple[list[_Line], set[str]]:
+def _commands(facts: WorkspaceFacts) -> tuple[list[DigestLine], set[str]]:
     """Canonical commands, then per-package commands, then catalogues per source file.
 
     Also returns the command spellings shown, so workflows do not repeat them.
     """
-    lines: list[_Line] = []
+    lines: list[DigestLine] = []
     shown: set[str] = set()
     per_purpose: dict[CommandPurpose, int] = {}
     rest: list[ToolCommand] = []
@@ -217,26 +188,9 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[_Line], set[str]]:
             continue
         per_purpose[command.purpose] = count + 1
         priority = 99 - len(lines) * 0.5
-        lines.append(_Line("Commands", priority, _command_line(command)))
+        lines.append(DigestLine("Commands", priority, _command_line(command)))
         shown.update((command.command, *command.aliases))
-    # A check in many packages first; a one-package `start:demo` script last, then summed up.
-    packaged = sorted(
-        per_package.items(),
-        key=lambda item: (
-            classify_command(item[0]) == "other",
-            -len(item[1]),
-            item[0],
-        ),
-    )
-    for rank, (spelling, directories) in enumerate(packaged[:_MAX_PACKAGE_COMMANDS]):
-        listed = ", ".join(_code(d + "/") for d in sorted(directories)[:_MAX_PACKAGE_DIRECTORIES])
-        more = len(directories) - _MAX_PACKAGE_DIRECTORIES
-        where = f"{listed} and {more} more" if more > 0 else listed
-        lines.append(_Line("Commands", 44 - rank, f"- {_code(spelling)} in {where}"))
-    if len(packaged) > _MAX_PACKAGE_COMMANDS:
-        rest_count = len(packaged) - _MAX_PACKAGE_COMMANDS
-        text = f"- and {rest_count} more package scripts"
-        lines.append(_Line("Commands", 44 - _MAX_PACKAGE_COMMANDS, text))
+    lines.extend(_package_lines(per_package))
     by_source: dict[str, list[ToolCommand]] = {}
     for command in rest:
         by_source.setdefault(command.source, []).append(command)
@@ -245,110 +199,82 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[_Line], set[str]]:
         shown_count = min(len(commands), _MAX_CATALOGUE * _MAX_CATALOGUE_LINES)
         for start in range(0, shown_count, _MAX_CATALOGUE):
             chunk = commands[start : start + _MAX_CATALOGUE]
-            names = ", ".join(_code(command.command) for command in chunk)
+            names = ", ".join(code_span(command.command) for command in chunk)
             more = len(commands) - start - len(chunk)
             tail = f" and {more} more" if more > 0 else ""
-            label = f"Also in {_code(source)}" if start == 0 else f"More in {_code(source)}"
+            label = f"Also in {code_span(source)}" if start == 0 else f"More in {code_span(source)}"
             # The root's own files first: a package's catalogue matters less than the root's.
             base = 52 if "/" not in source.rstrip("/") else 40
             priority = base - min(rank, 30) * 0.5 - 12 * (start // _MAX_CATALOGUE)
-            lines.append(_Line("Commands", priority, f"- {label}: {names}{tail}"))
+            lines.append(DigestLine("Commands", priority, f"- {label}: {names}{tail}"))
     return lines, shown
 
 
+def _package_lines(per_package: dict[str, list[str]]) -> list[DigestLine]:
+    """Workspace packages' scripts: those run in the same packages share a line; a check in
+    many packages first, a one-package `start:demo` script last; the rest named, then counted."""
+    by_places: dict[tuple[str, ...], list[str]] = {}
+    for spelling, directories in per_package.items():
+        by_places.setdefault(tuple(sorted(directories)), []).append(spelling)
+
+    def is_other(spelling: str) -> bool:
+        return classify_command(spelling) == "other"
+
+    def order(spelling: str) -> tuple[int, str]:
+        return _PURPOSE_ORDER.index(classify_command(spelling)), spelling
+
+    groups = sorted(
+        (sorted(spellings, key=order), places) for places, spellings in by_places.items()
+    )
+    groups.sort(key=lambda group: (all(map(is_other, group[0])), -len(group[1])))
+    lines: list[DigestLine] = []
+    for rank, (spellings, places) in enumerate(groups[:_MAX_PACKAGE_COMMANDS]):
+        listed = ", ".join(code_span(d + "/") for d in places[:_MAX_PACKAGE_DIRECTORIES])
+        more = len(places) - _MAX_PACKAGE_DIRECTORIES
+        where = f"{listed} and {more} more" if more > 0 else listed
+        names = ", ".join(code_span(spelling) for spelling in spellings[:_MAX_CATALOGUE])
+        extra = len(spellings) - _MAX_CATALOGUE
+        names += f" and {extra} more" if extra > 0 else ""
+        lines.append(DigestLine("Commands", 44 - rank, f"- {names} in {where}"))
+    rest = sorted(
+        (spelling for spellings, _ in groups[_MAX_PACKAGE_COMMANDS:] for spelling in spellings),
+        key=order,
+    )
+    if rest:
+        names = ", ".join(code_span(spelling) for spelling in rest[:_MAX_CATALOGUE])
+        more = len(rest) - _MAX_CATALOGUE
+        tail = f" and {more} more" if more > 0 else ""
+        text = f"- Other package scripts: {names}{tail}"
+        lines.append(DigestLine("Commands", 44 - _MAX_PACKAGE_COMMANDS, text))
+    return lines
+
+
 def _command_line(command: ToolCommand) -> str:
-    notes = [_plain(command.source)]
+    notes = [plain(command.source)]
     note = _STANDING_NOTES.get(command.standing)
     if note is not None:
         notes.append(note)
     runs = command.aliases[0] if command.aliases else command.detail
-    same = f" = {_code(_shortened(runs))}" if runs else ""
-    return (
-        f"- {_PURPOSE_LABELS[command.purpose]}: {_code(command.command)}{same} ({'; '.join(notes)})"
-    )
-
-
-# -- layout ------------------------------------------------------------------------------------
-
-
-def _layout(facts: WorkspaceFacts) -> list[_Line]:
-    lines = [_Line("Layout", 100, _files_summary(facts))]
-    code = [language for language in facts.languages if language.is_code]
-    other = [language for language in facts.languages if not language.is_code]
-    if code:
-        listed = ", ".join(f"{lang.language} {lang.files:,}" for lang in code[:_MAX_CODE_LANGUAGES])
-        lines.append(_Line("Layout", 96, f"- Languages: {listed}"))
-    expanded = {
-        folder.path.split("/", 1)[0] for folder in facts.folders if folder.path.count("/") > 1
-    }
-    children = {directory.path: directory.subdirectories for directory in facts.layout}
-    for rank, folder in enumerate(facts.folders):
-        depth = folder.path.count("/")
-        purpose = f": {_plain(folder.purpose)}" if folder.purpose else ""
-        indent = "  " * (depth - 1)
-        inside = ""
-        if depth == 1 and folder.path.rstrip("/") not in expanded and children.get(folder.path):
-            inside = "; " + ", ".join(_code(child.path) for child in children[folder.path])
-        size = f"{_count(folder.files, 'file')}{inside}"
-        text = f"{indent}- {_code(folder.path)} ({size}){purpose}"
-        base = 82 if folder.purpose else 70
-        priority = base - min(rank, 40) * 0.5 - (depth - 1) * 4
-        lines.append(_Line("Layout", priority, text))
-    top_level = sum(1 for folder in facts.folders if folder.path.count("/") == 1)
-    rest = facts.layout[top_level:]
-    if rest:
-        files = sum(directory.files for directory in rest)
-        text = f"- {len(rest):,} more top-level directories with {_count(files, 'file')}"
-        lines.append(_Line("Layout", 60, text))
-    if facts.entry_points:
-        listed = ", ".join(_code(path) for path in facts.entry_points[:_MAX_ENTRY_POINTS])
-        more = len(facts.entry_points) - _MAX_ENTRY_POINTS
-        suffix = f" and {more} more" if more > 0 else ""
-        lines.append(_Line("Layout", 66, f"- Entry points: {listed}{suffix}"))
-    if facts.root_file_count:
-        text = f"- Top level: {_count(facts.root_file_count, 'file')}"
-        if facts.root_files:
-            shown = ", ".join(_code(name) for name in facts.root_files[:_MAX_ROOT_FILES])
-            more = len(facts.root_files) - _MAX_ROOT_FILES
-            text += f": {shown}" + (f" and {more} more" if more > 0 else "")
-        lines.append(_Line("Layout", 58, text))
-    if facts.notable_files:
-        shown = ", ".join(_code(path) for path in facts.notable_files[:_MAX_NOTABLE])
-        more = len(facts.notable_files) - _MAX_NOTABLE
-        suffix = f" and {more} more" if more > 0 else ""
-        lines.append(_Line("Layout", 88, f"- Docs and config: {shown}{suffix}"))
-    if other:
-        listed = ", ".join(f"{lang.language} {lang.files:,}" for lang in other[:_MAX_OTHER_TYPES])
-        lines.append(_Line("Layout", 55, f"- Other files: {listed}"))
-    return lines
-
-
-def _files_summary(facts: WorkspaceFacts) -> str:
-    if not facts.file_count:
-        summary = "- No readable text files"
-    else:
-        summary = f"- {_count(facts.file_count, 'file')}"
-    left_out = [
-        f"{count:,} {_SKIP_LABELS.get(reason, reason)}" for reason, count in facts.skipped if count
-    ]
-    return f"{summary} (left out: {', '.join(left_out)})" if left_out else summary
+    same = f" = {code_span(_shortened(runs))}" if runs else ""
+    label = _PURPOSE_LABELS[command.purpose]
+    return f"- {label}: {code_span(command.command)}{same} ({'; '.join(notes)})"
 
 
 # -- tooling, workflows, watch-outs ------------------------------------------------------------
 
 
-def _tooling(facts: WorkspaceFacts) -> list[_Line]:
+def _tooling(facts: WorkspaceFacts) -> list[DigestLine]:
     lines = [
-        _Line("Tooling", 75 - min(rank, 20), f"- {_plain(project)}")
+        DigestLine("Tooling", 75 - min(rank, 20), f"- {plain(project)}")
         for rank, project in enumerate(facts.projects)
     ]
     if facts.tools:
-        lines.append(_Line("Tooling", 90, f"- Tools: {', '.join(map(_plain, facts.tools))}"))
+        lines.append(DigestLine("Tooling", 90, f"- Tools: {', '.join(map(plain, facts.tools))}"))
     return lines
 
 
-def _workflows(facts: WorkspaceFacts, shown: set[str]) -> list[_Line]:
-    lines: list[_Line] = []
+def _workflows(facts: WorkspaceFacts, shown: set[str]) -> list[DigestLine]:
+    lines: list[DigestLine] = []
     # Only the commands a person could run too: not CI plumbing (`set -e`, `${{ }}`, `x=$y`).
     runnable = [
         (workflow, [line for line in workflow.commands if _is_runnable(line)])
@@ -360,22 +286,22 @@ def _workflows(facts: WorkspaceFacts, shown: set[str]) -> list[_Line]:
         if [command for command in commands if command not in shown]
     ]
     for rank, (workflow, commands_run) in enumerate(listed_workflows[:_MAX_WORKFLOWS]):
-        name = f" ({_plain(workflow.name)})" if workflow.name else ""
+        name = f" ({plain(workflow.name)})" if workflow.name else ""
         fresh = [command for command in commands_run if command not in shown]
         listed = fresh[:_MAX_WORKFLOW_COMMANDS]
-        commands = "; ".join(_code(command) for command in listed)
+        commands = "; ".join(code_span(command) for command in listed)
         more = len(fresh) - len(listed)
         tail = f" and {more} more" if more > 0 else ""
         body = f": {commands}{tail}" if commands else ""
         priority = 60 - min(rank, 20)
-        lines.append(_Line("Workflows", priority, f"- {_code(workflow.path)}{name}{body}"))
+        lines.append(DigestLine("Workflows", priority, f"- {code_span(workflow.path)}{name}{body}"))
     shown_paths = {workflow.path for workflow, _ in listed_workflows[:_MAX_WORKFLOWS]}
     rest = [workflow.path for workflow in facts.workflows if workflow.path not in shown_paths]
     if rest:
-        names = ", ".join(_code(path) for path in rest[:_MAX_WORKFLOWS])
+        names = ", ".join(code_span(path) for path in rest[:_MAX_WORKFLOWS])
         more = len(rest) - _MAX_WORKFLOWS
         tail = f" and {more} more" if more > 0 else ""
-        lines.append(_Line("Workflows", 39, f"- Other CI files: {names}{tail}"))
+        lines.append(DigestLine("Workflows", 58, f"- Other CI files: {names}{tail}"))
     return lines
 
 
@@ -387,45 +313,22 @@ def _shortened(text: str) -> str:
 
 
 def _is_runnable(line: str) -> bool:
-    return "${{" not in line and as_command(line) is not None
+    # What a person could type: no CI plumbing (`${{ }}`, `$(...)`, `${files[@]}`), no setup.
+    return is_typed_by_hand(line) and "${" not in line and as_command(line) is not None
 
 
-def _watch_outs(facts: WorkspaceFacts) -> list[_Line]:
-    return [
-        _Line(
-            "Watch-outs",
-            72 - min(rank, 40),
-            f"- {_plain(watch_out.text)} ({_plain(watch_out.source)})",
-        )
-        for rank, watch_out in enumerate(facts.watch_outs[:_MAX_WATCH_OUTS])
-    ]
+def _watch_outs(facts: WorkspaceFacts) -> list[DigestLine]:
+    # A rule from an agent file, or one that names code (a command, a path), is about the work;
+    # a contributor guide's other rules are often about its process (issues, labels, sign-off),
+    # which matters less to a code change: those only fill room that is left over.
+    def is_work(watch_out: WatchOut) -> bool:
+        return "`" in watch_out.text or is_agent_file(watch_out.source)
 
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
-
-
-def _plain(text: str) -> str:
-    """`text` safe to place on one markdown line: one line, no random-looking words."""
-    return _OPAQUE_WORD.sub(_conceal_if_random, _UNPRINTABLE.sub("?", text))
-
-
-def _conceal_if_random(match: re.Match[str]) -> str:
-    word = match.group()
-    is_mixed = (
-        any(char.isupper() for char in word)
-        and any(char.islower() for char in word)
-        and any(char.isdigit() for char in word)
-    )
-    if is_mixed and shannon_entropy(word) >= _MIN_RANDOM_ENTROPY:
-        return "[REDACTED:random-string]"
-    return word
-
-
-def _code(text: str) -> str:
-    """`text` as inline code, fenced with enough backticks to hold any it contains."""
-    text = _plain(text)
-    if "`" not in text:
-        return f"`{text}`"
-    fence = "`" * (max(len(run) for run in _BACKTICKS.findall(text)) + 1)
-    return f"{fence} {text} {fence}"
+    ordered = sorted(facts.watch_outs, key=lambda watch_out: not is_work(watch_out))
+    lines: list[DigestLine] = []
+    for rank, watch_out in enumerate(ordered[:_MAX_WATCH_OUTS]):
+        text = f"- {plain(watch_out.text)} ({plain(watch_out.source)})"
+        work = is_work(watch_out)
+        priority = (72 if work else 45) - min(rank, 40)
+        lines.append(DigestLine("Watch-outs", priority, text, in_share=work))
+    return lines

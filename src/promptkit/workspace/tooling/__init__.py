@@ -10,7 +10,7 @@ rather than failing the scan. `registry` says which file goes to which parser, a
 orders what they found, most canonical first.
 """
 
-from promptkit.workspace.tooling.ci import parse_workflow
+from promptkit.workspace.tooling.ci import invoked_script, parse_workflow, script_commands
 from promptkit.workspace.tooling.collector import ToolingCollector
 from promptkit.workspace.tooling.model import (
     CommandPurpose,
@@ -36,7 +36,9 @@ __all__ = [
     "classify_name",
     "command_words",
     "config_files",
+    "invoked_script",
     "parse_config_file",
     "parse_workflow",
     "rank_commands",
+    "script_commands",
 ]

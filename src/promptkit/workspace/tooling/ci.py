@@ -4,6 +4,10 @@ YAML is read line by line for the few keys that hold commands (`run:`, `script:`
 which keeps the package free of a YAML dependency and its load time. In GitHub Actions only
 `run:` steps are shell: a `script:` there is the JavaScript of `actions/github-script`, and a
 step with `shell: python` (or node...) runs a program, so neither is listed.
+
+A CI line often runs a script of the repository (`./.ci/run test`, `bash scripts/check.sh`)
+where the real checks are written: `invoked_script` names it and `script_commands` reads its
+command lines.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Iterator
 
 from promptkit.workspace.tooling.model import Workflow, one_line, unquote
 
-__all__ = ["parse_workflow"]
+__all__ = ["invoked_script", "parse_workflow", "script_commands"]
 
 _YAML_COMMAND_KEY = re.compile(
     r"^(?P<indent>[ \t]*)(?:-[ \t]+)?(?P<key>run|script|before_script|after_script|command|bash)"
@@ -142,3 +146,31 @@ def _shell_lines(block: list[str]) -> Iterator[str]:
 
 def _strip_yaml_comment(value: str) -> str:
     return re.sub(r"\s+#.*$", "", value) if not value.startswith(("'", '"')) else value
+
+
+_INTERPRETERS = frozenset({"bash", "sh", "zsh", "python", "python3", "node"})
+# A `case` label (`test)`, `lint|fmt)`) before a command, and the `;;` that ends its branch.
+_CASE_LABEL = re.compile(r"^[\w*|\"'-]+\)\s*")
+
+
+def invoked_script(line: str, present: frozenset[str]) -> str | None:
+    """The repository file that the CI `line` runs, if it runs one (directly or through a
+    shell or interpreter): `./.ci/run test` and `bash .ci/run test` run `.ci/run`."""
+    words = line.split()
+    if len(words) > 1 and words[0] in _INTERPRETERS:
+        words = words[1:]
+    if not words:
+        return None
+    path = words[0].removeprefix("./")
+    return path if path in present else None
+
+
+def script_commands(text: str) -> list[str]:
+    """The command lines of a shell script: comments, shell keywords and `case` labels left
+    out, continued lines joined, each line once."""
+    lines: list[str] = []
+    for command in _shell_lines(text.splitlines()):
+        command = _CASE_LABEL.sub("", command).removesuffix(";;").strip()
+        if command and command not in lines:
+            lines.append(command)
+    return lines

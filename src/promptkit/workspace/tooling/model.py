@@ -94,12 +94,26 @@ _PURPOSE_BY_WORD: Mapping[str, CommandPurpose] = {
     ),
     **dict.fromkeys(("build", "compile", "dist", "package", "wheel", "bundle"), "build"),
 }
+_NOT_A_CHECK = frozenset(
+    {
+        "fetch", "generate", "gen", "codegen", "regenerate", "update", "sync", "download",
+        "upload", "publish", "release", "bump", "clean", "install", "prepare", "deploy",
+        "serve", "start", "bootstrap", "setup", "init", "new", "add", "migrate",
+    }
+)  # fmt: skip
 _NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
 def classify_name(name: str) -> CommandPurpose:
-    """What a target or script called `name` is for; "other" when its name does not say."""
-    for word in _NAME_WORD.findall(name):
+    """What a target or script called `name` is for; "other" when its name does not say.
+
+    A name that starts with a verb that is no check (`fetch:spec-types`, `update-snapshots`,
+    `generate-types`) does something else, whatever it does it to.
+    """
+    words = _NAME_WORD.findall(name)
+    if words and words[0].lower() in _NOT_A_CHECK:
+        return "other"
+    for word in words:
         purpose = _PURPOSE_BY_WORD.get(word.lower())
         if purpose is not None:
             return purpose
@@ -114,7 +128,7 @@ def classify_command(command: str) -> CommandPurpose:
     # Paths and file names (`crates/ruff_python_ast/generate.py`) say where, not what for.
     purposes = [
         classify_name(word)
-        for word in re.split(r"[\s:=]+", command)
+        for word in re.split(r"[\s=]+", command)
         if word and not word.startswith("-") and "/" not in word and "." not in word
     ]
     if re.search(r"(?:^|\s)ty\s+check\b", command):
@@ -122,6 +136,11 @@ def classify_command(command: str) -> CommandPurpose:
     named = [purpose for purpose in purposes if purpose != "other"]
     if "format" in named:
         return "format"
+    if not named:
+        # A script run by its path (`script/test`, `./scripts/lint.sh`) is named for its job.
+        head = command.split(maxsplit=1)[0] if command.strip() else ""
+        if "/" in head:
+            return classify_name(head.rpartition("/")[2].partition(".")[0])
     return named[0] if named else "other"
 
 

@@ -33,7 +33,8 @@ _CD_PREFIX = re.compile(r"^cd\s+\S+\s*&&\s*")
 
 
 def command_words(command: str) -> tuple[str, ...]:
-    """The words that identify `command`: no flags, no `cd dir &&`, no `run` after pnpm/yarn."""
+    """The words that identify `command`: no flags, no `cd dir &&`, no `run` after pnpm/yarn,
+    no `./` before a script's path."""
     command = _CD_PREFIX.sub("", command.strip())
     # `VAR=value` before a command sets its environment, after `make` a variable: neither
     # changes which command runs.
@@ -42,6 +43,8 @@ def command_words(command: str) -> tuple[str, ...]:
         for word in command.split()
         if not word.startswith("-") and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*", word) is None
     ]
+    if words:
+        words[0] = words[0].removeprefix("./")  # `./script/test` is `script/test`
     if len(words) >= 3 and words[0] in ("pnpm", "yarn") and words[1] == "run":
         del words[1]
     if len(words) >= 2 and words[0] == "npm" and words[1] == "run" and words[2:3] == ["test"]:
@@ -121,7 +124,8 @@ def _unique(commands: Sequence[ToolCommand]) -> list[ToolCommand]:
         elif STANDING_ORDER[command.standing] < STANDING_ORDER[held.standing]:
             # Keep the file that defines it (and what it runs); take the better standing.
             is_defined = held.detail is not None or held.standing == "listed"
-            best[key] = replace(held, standing=command.standing) if is_defined else command
+            kept = replace(held, standing=command.standing, detail=held.detail or command.detail)
+            best[key] = kept if is_defined else command
     return [best[key] for key in order]
 
 

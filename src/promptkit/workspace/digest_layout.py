@@ -1,0 +1,152 @@
+"""The Layout part of the static digest: files, languages, folders and the files to know.
+
+One line per notable folder (what it is for, or its named subfolders), the largest modules,
+entry points, contributor docs and key configuration, agent skills and the rest of the top
+level, each with a priority that says what the budget keeps first.
+"""
+
+from __future__ import annotations
+
+from promptkit.workspace.digest_text import DigestLine, code_span, count_of, plain
+from promptkit.workspace.scan import WorkspaceFacts
+from promptkit.workspace.tooling.model import one_line
+
+__all__ = ["layout_lines"]
+
+_SKIP_LABELS = {
+    "binary": "binary",
+    "credential": "credential",
+    "hard_link": "hard links",
+    "too_large": "too large",
+    "symlink_outside_root": "symlinked outside the root",
+    "symlinked_directory": "under a symlinked directory",
+    "unreadable": "unreadable",
+    "not_regular_file": "not regular files",
+    "non_utf8_name": "with non-UTF-8 names",
+    "missing": "deleted",
+}
+_MAX_CODE_LANGUAGES = 8
+_MAX_OTHER_TYPES = 6
+_MAX_NOTABLE = 20
+_MAX_ENTRY_POINTS = 12
+_MAX_ROOT_FILES = 24
+_MAX_PATHS_PER_LINE = 8
+_MAX_INLINE_SUBFOLDERS = 4
+_MAX_INNER_PURPOSE = 72
+_CONVENTIONAL = frozenset(
+    {"src", "lib", "test", "tests", "__tests__", "testdata", "resources", "benches", "examples"}
+)
+
+
+def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:
+    lines = [DigestLine("Layout", 100, _files_summary(facts))]
+    code = [language for language in facts.languages if language.is_code]
+    other = [language for language in facts.languages if not language.is_code]
+    if code:
+        listed = ", ".join(f"{lang.language} {lang.files:,}" for lang in code[:_MAX_CODE_LANGUAGES])
+        lines.append(DigestLine("Layout", 96, f"- Languages: {listed}"))
+    lines.extend(_folders(facts))
+    top_level = sum(1 for folder in facts.folders if folder.path.count("/") == 1)
+    rest = facts.layout[top_level:]
+    if rest:
+        files = sum(directory.files for directory in rest)
+        text = f"- {len(rest):,} more top-level directories with {count_of(files, 'file')}"
+        lines.append(DigestLine("Layout", 60, text))
+    if facts.largest_modules:
+        listed = ", ".join(code_span(path) for path in facts.largest_modules)
+        lines.append(DigestLine("Layout", 78, f"- Largest modules: {listed}"))
+    if facts.entry_points:
+        listed = ", ".join(code_span(path) for path in facts.entry_points[:_MAX_ENTRY_POINTS])
+        more = len(facts.entry_points) - _MAX_ENTRY_POINTS
+        suffix = f" and {more} more" if more > 0 else ""
+        lines.append(DigestLine("Layout", 66, f"- Entry points: {listed}{suffix}"))
+    if facts.notable_files:
+        shown = ", ".join(code_span(path) for path in facts.notable_files[:_MAX_NOTABLE])
+        more = len(facts.notable_files) - _MAX_NOTABLE
+        suffix = f" and {more} more" if more > 0 else ""
+        lines.append(DigestLine("Layout", 88, f"- Docs and config: {shown}{suffix}"))
+    lines.extend(_catalogue("- Contributor docs", facts.contributor_docs, 86))
+    for rank, skill in enumerate(facts.skills):
+        about = f": {plain(skill.description)}" if skill.description else ""
+        lines.append(
+            DigestLine(
+                "Layout", 74 - min(rank, 20) * 1.5, f"- Skill {code_span(skill.path)}{about}"
+            )
+        )
+    if facts.root_file_count:
+        text = f"- Top level: {count_of(facts.root_file_count, 'file')}"
+        # Docs and config are named above already.
+        unnamed = [name for name in facts.root_files if name not in facts.notable_files]
+        if unnamed:
+            shown = ", ".join(code_span(name) for name in unnamed[:_MAX_ROOT_FILES])
+            more = len(unnamed) - _MAX_ROOT_FILES
+            text += f"; besides docs and config: {shown}" + (
+                f" and {more} more" if more > 0 else ""
+            )
+        lines.append(DigestLine("Layout", 58, text))
+    if other:
+        listed = ", ".join(f"{lang.language} {lang.files:,}" for lang in other[:_MAX_OTHER_TYPES])
+        lines.append(DigestLine("Layout", 55, f"- Other files: {listed}"))
+    return lines
+
+
+def _folders(facts: WorkspaceFacts) -> list[DigestLine]:
+    """A line per notable folder, in walking order; where a folder's children have lines of
+    their own, the rest of its children follow them, in a few short lines."""
+    parents = {note.path.rstrip("/").rpartition("/")[0] + "/" for note in facts.folders}
+    lines: list[DigestLine] = []
+    pending: list[tuple[str, list[DigestLine]]] = []
+    for rank, folder in enumerate(facts.folders):
+        while pending and not folder.path.startswith(pending[-1][0]):
+            lines.extend(pending.pop()[1])
+        depth = folder.path.count("/")
+        # Inside a folder, siblings' descriptions run alike ("The X provider for..."): the
+        # start tells them apart.
+        about = one_line(folder.purpose, _MAX_INNER_PURPOSE) if depth > 1 else folder.purpose
+        purpose = f": {plain(about)}" if about else ""
+        if depth == 1 and folder.source and folder.source.lower().endswith((".md", ".rst")):
+            purpose += f" ({code_span(folder.source)})"  # a top-level folder's own guide
+        indent = "  " * (depth - 1)
+        inside = ""
+        # Inside a package, `src/` and `tests/` say nothing; named folders say what it holds.
+        telling = [
+            child
+            for child in folder.subfolders
+            if depth == 1
+            or (not folder.purpose and child.rstrip("/").rpartition("/")[2] not in _CONVENTIONAL)
+        ]
+        if folder.path not in parents and telling:
+            shown = telling[:_MAX_INLINE_SUBFOLDERS]
+            inside = "; " + ", ".join(code_span(child) for child in shown)
+        size = count_of(folder.files, "file")
+        text = f"{indent}- {code_span(folder.path)} ({size}{inside}){purpose}"
+        base = 82 if folder.purpose else 70
+        priority = base - min(rank, 40) * 0.5 - (depth - 1) * 4
+        lines.append(DigestLine("Layout", priority, text))
+        if folder.path in parents and folder.subfolders:
+            label = f"{indent}  - More in {code_span(folder.path)}"
+            pending.append((folder.path, _catalogue(label, folder.subfolders, 58 - depth * 4)))
+    while pending:
+        lines.extend(pending.pop()[1])
+    return lines
+
+
+def _catalogue(label: str, paths: tuple[str, ...], priority: float) -> list[DigestLine]:
+    """`paths` in lines of a few each, so the budget can keep the head and drop the tail."""
+    lines: list[DigestLine] = []
+    for start in range(0, len(paths), _MAX_PATHS_PER_LINE):
+        chunk = ", ".join(code_span(path) for path in paths[start : start + _MAX_PATHS_PER_LINE])
+        priority_here = priority - 10 * start // _MAX_PATHS_PER_LINE
+        lines.append(DigestLine("Layout", priority_here, f"{label}: {chunk}"))
+    return lines
+
+
+def _files_summary(facts: WorkspaceFacts) -> str:
+    if not facts.file_count:
+        summary = "- No readable text files"
+    else:
+        summary = f"- {count_of(facts.file_count, 'file')}"
+    left_out = [
+        f"{count:,} {_SKIP_LABELS.get(reason, reason)}" for reason, count in facts.skipped if count
+    ]
+    return f"{summary} (left out: {', '.join(left_out)})" if left_out else summary
