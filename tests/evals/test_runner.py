@@ -185,3 +185,22 @@ def test_percentile_interpolates_between_ranks():
     assert percentile(values, 50) == 3.0
     assert percentile(values, 90) == 4.6
     assert percentile([], 50) is None
+
+
+def test_run_evaluation_closes_the_client_it_built_for_its_event_loop(
+    server: FakeProviderServer,
+):
+    server.respond_with(lambda request: Reply.text("Paris"))
+    adapter = openai_adapter(server)
+    used: list[Any] = []
+
+    run_evaluation(
+        CAPITAL_PROMPT,
+        CASES,
+        adapter,
+        [ExactMatch()],
+        on_result=lambda result: used.append(adapter.async_client()),
+    )
+
+    assert len(used) == 2 and used[0] is used[1]
+    assert used[0].is_closed()

@@ -242,6 +242,11 @@ class WireAdapter(ProviderAdapter):
         """Build the SDK client `evaluate` sends with now (it is kept for the first request)."""
         self.sync_client()
 
+    async def aclose_loop_client(self) -> None:
+        """Close the async client this adapter built for the running event loop, if any; one the
+        caller passed stays open. For code that ends the loop (`run_evaluation` does): left to
+        the garbage collector, the SDK closes it on whatever loop runs then, and fails."""
+
     @abstractmethod
     def async_client(self) -> Any:
         """The SDK client `aevaluate` sends requests with, for the running event loop."""

@@ -4,7 +4,7 @@ A caller who passes a client keeps control of it (credentials, base URL, retries
 adapter then builds none, so a sync client passed alone never gets a silently different async
 twin. Clients built here come from `client_kwargs` and the SDK's environment variables. An
 async client's connection pool belongs to the event loop that opened it, so built async clients
-are kept per loop and dropped with the loop.
+are kept per loop and dropped with the loop; whoever ends a loop can close its client first.
 """
 
 from __future__ import annotations
@@ -76,3 +76,11 @@ class ClientPair:
                 built = self._factory(self._kwargs, sync=False)
                 self._per_loop[loop] = built
             return built
+
+    async def aclose_loop_client(self) -> None:
+        """Close the async client built for the running event loop, if one was (a client the
+        caller gave stays open: it is theirs)."""
+        with self._lock:
+            built = self._per_loop.pop(asyncio.get_running_loop(), None)
+        if built is not None:
+            await built.close()

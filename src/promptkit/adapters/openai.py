@@ -145,6 +145,9 @@ class OpenAIAdapter(WireAdapter):
         client: openai.AsyncOpenAI = self._clients.async_client()
         return client
 
+    async def aclose_loop_client(self) -> None:
+        await self._clients.aclose_loop_client()
+
     def translate_error(
         self, error: BaseException, *, client: Any, where: str
     ) -> PromptkitError | None:

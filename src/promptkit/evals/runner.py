@@ -72,7 +72,7 @@ def run_evaluation(
         clock=clock,
     )
     try:
-        asyncio.run(run.execute())
+        asyncio.run(run.execute(owns_loop=True))
     except KeyboardInterrupt:
         return run.report(interrupted=True)
     return run.report(interrupted=False)
@@ -152,17 +152,24 @@ class _Run:
         # Bound once per run: the module's lazy logger would build a new one for every case.
         self.log = _log.bind()
 
-    async def execute(self) -> None:
+    async def execute(self, *, owns_loop: bool = False) -> None:
+        """Run every pair; with `owns_loop` (the loop ends with the run) close the client the
+        adapter built for it."""
         from promptkit.adapters.base import WireAdapter
 
-        if isinstance(self.adapter, WireAdapter):
+        wire = self.adapter if isinstance(self.adapter, WireAdapter) else None
+        if wire is not None:
             # Building the client imports the SDK; done here, it is not in the first latencies.
-            self.adapter.async_client()
+            wire.async_client()
         pairs = ((tag, case) for tag in self.tags for case in self.dataset.cases)
         workers = min(self.concurrency, len(self.tags) * len(self.dataset.cases)) or 1
-        async with asyncio.TaskGroup() as group:
-            for _ in range(workers):
-                group.create_task(self._work(pairs))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(workers):
+                    group.create_task(self._work(pairs))
+        finally:
+            if owns_loop and wire is not None:
+                await wire.aclose_loop_client()
 
     async def _work(self, pairs: Iterator[tuple[str, Case]]) -> None:
         # Workers share one iterator: a worker takes the next pair only when it is free, so at
