@@ -22,6 +22,7 @@ _PURPOSE_READ_LIMIT = 16 * 1024
 _MAX_TOP_LEVEL = 16
 _MAX_INNER = 20
 _MAX_UNNOTED = 40
+_MAX_DEPTH = 4
 _SECONDARY = frozenset(
     {
         "test", "tests", "testing", "spec", "e2e", "docs", "doc", "examples", "example",
@@ -92,7 +93,7 @@ def _counts(paths: list[str], keep: Callable[[str], bool]) -> Counter[str]:
         if not keep(path):
             continue
         parts = path.split("/")[:-1]
-        for depth in range(1, min(len(parts), 3) + 1):
+        for depth in range(1, min(len(parts), _MAX_DEPTH) + 1):
             counts["/".join(parts[:depth]) + "/"] += 1
     return counts
 
@@ -101,7 +102,12 @@ def _inner_folders(top: list[str], files: Counter[str], code: Counter[str]) -> l
     """Children (and grandchildren, under a dominant child) of the folder with most code."""
     candidates = [folder for folder in top if code[folder]]
     # Tests, docs and examples often outnumber the code they exercise; look there last.
-    primary = [folder for folder in candidates if folder.rstrip("/").lower() not in _SECONDARY]
+    # `docs_src/` and `integration-tests/` are docs and tests too: their name's words say so.
+    primary = [
+        folder
+        for folder in candidates
+        if not any(word in _SECONDARY for word in re.split(r"[_\-.]", folder.rstrip("/").lower()))
+    ]
     candidates = primary or candidates
     if not candidates:
         return []
@@ -111,8 +117,12 @@ def _inner_folders(top: list[str], files: Counter[str], code: Counter[str]) -> l
         return []
     main = max(chosen, key=lambda child: (code[child], child))
     if code[main] >= _DOMINANT_SHARE * code[heaviest]:
+        # A package keeps its code under `src/`: the folders there say what it holds.
+        source = f"{main}src/"
+        in_source = code[source] >= _DOMINANT_SHARE * code[main] and _children(source, files)
+        inner = source if in_source else main
         position = chosen.index(main) + 1
-        chosen[position:position] = _children(main, files)[:_MAX_INNER]
+        chosen[position:position] = _children(inner, files)[:_MAX_INNER]
     return chosen
 
 
