@@ -9,14 +9,19 @@ every time (the OS page cache stays warm: that is the steady state a CLI sees). 
 
 - `git ls-files -co --exclude-standard`: the floor, the cheapest listing of the files;
 - reading every listed file in a Python process: what copying the workspace into memory costs;
-- `scan_workspace` + `render_static_digest` in a process, split into import, scan and render;
-- `promptkit optimize --provider static`: wall time and peak RSS of the whole command;
+- phases, each timed inside a process: the CLI's start (imports and parser), the OpenAI SDK's
+  import (the floor of a model-driven run), `select_files` (the listing), and `scan_workspace`
+  + `render_static_digest` split into import, scan and render;
+- `promptkit optimize --provider static`: wall time, CPU time and peak RSS of the command;
 - a model-driven `promptkit optimize` against a FakeProviderServer on 127.0.0.1 (the
   OpenAI-compatible `--base-url` path, no key): the time from starting the process to its first
   request reaching the server, which answers with a digest at once.
 
-Peak RSS is the child's `ru_maxrss` from `wait4`. Targets on a 2-core machine: 100,000 files in
-3 s or less with peak RSS at most 200 MB, and a first request within 1 s of starting.
+Wall time is what a user waits; CPU time (user + system, of the process or phase) is what the
+work costs, and moves less when other work shares the machine (the load average is printed
+before and after each tree). Peak RSS is the child's `ru_maxrss` from `wait4`. Targets on a
+2-core machine: 100,000 files in 3 s or less with peak RSS at most 200 MB, and a first request
+within 1 s of starting.
 """
 
 from __future__ import annotations
@@ -30,29 +35,66 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from promptkit.testing import FakeProviderServer, RecordedRequest, Reply
 
-CHILD = """
+# Each phase child prints {"<phase>": [wall seconds, CPU seconds], ...} as its last line.
+PHASES = """
 import json, logging, sys, time
-started = time.perf_counter()
+marks = [(time.perf_counter(), time.process_time())]
+def phase():
+    marks.append((time.perf_counter(), time.process_time()))
+    (wall0, cpu0), (wall1, cpu1) = marks[-2:]
+    return [wall1 - wall0, cpu1 - cpu0]
+"""
+
+SCAN_CHILD = (
+    PHASES
+    + """
 import structlog
 from promptkit.workspace import render_static_digest, scan_workspace
 structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-imported = time.perf_counter()
+report = {"scan: import": phase()}
 facts = scan_workspace(sys.argv[1])
-scanned = time.perf_counter()
+report["scan: scan"] = phase()
 digest = render_static_digest(facts)
-rendered = time.perf_counter()
-print(json.dumps({
-    "import_s": imported - started,
-    "scan_s": scanned - imported,
-    "render_s": rendered - scanned,
-    "files": facts.file_count,
-    "digest_chars": len(digest),
-}))
+report["scan: render"] = phase()
+report.update(files=facts.file_count, digest_chars=len(digest))
+print(json.dumps(report))
 """
+)
+
+LISTING_CHILD = (
+    PHASES
+    + """
+from promptkit.workspace import select_files
+report = {"listing: import": phase()}
+selection = select_files(sys.argv[1])
+report["listing: select_files"] = phase()
+print(json.dumps(report))
+"""
+)
+
+CLI_START_CHILD = (
+    PHASES
+    + """
+from promptkit.cli.app import build_parser
+build_parser()
+print(json.dumps({"cli start: imports + parser": phase()}))
+"""
+)
+
+SDK_CHILD = (
+    PHASES
+    + """
+import openai
+print(json.dumps({"openai SDK import": phase()}))
+"""
+)
 
 # What a copy of the workspace costs: every listed file read into memory and kept.
 READ_EVERY_FILE = """
@@ -121,10 +163,25 @@ def child_environment(**changes: str) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class Run:
+    """One measured process: wall and CPU (user + system) seconds, peak RSS in MB, stdout."""
+
+    wall_s: float
+    cpu_s: float
+    peak_mb: float
+    stdout: str
+
+    def report(self) -> dict[str, Any]:
+        """The JSON object a phase child printed last."""
+        report: dict[str, Any] = json.loads(self.stdout.strip().splitlines()[-1])
+        return report
+
+
 def run_measured(
     command: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
-) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS in MB, stdout) of `command`, run to completion."""
+) -> Run:
+    """`command` run to completion, measured."""
     env = child_environment() if env is None else env
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
@@ -138,7 +195,7 @@ def run_measured(
         stdout, stderr = out.read().decode(), err.read().decode(errors="replace")
     if child.returncode != 0:
         raise RuntimeError(f"{' '.join(command[:3])} failed ({child.returncode}): {stderr[-2000:]}")
-    return elapsed, usage.ru_maxrss / 1024, stdout
+    return Run(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout)
 
 
 PROMPTKIT_MAIN = "import sys; from promptkit.cli.app import main; sys.exit(main())"
@@ -148,8 +205,9 @@ def promptkit_command(*args: str) -> list[str]:
     return [sys.executable, "-c", PROMPTKIT_MAIN, *args]
 
 
-def first_request_seconds(path: Path, state: Path) -> float:
-    """Seconds from starting a model-driven `promptkit optimize` to its first request."""
+def first_request_seconds(path: Path, state: Path) -> tuple[float, Run]:
+    """Seconds from starting a model-driven `promptkit optimize` to its first request, and the
+    measured run of the whole command."""
     first: list[float] = []
     arrived = threading.Event()
 
@@ -169,66 +227,76 @@ def first_request_seconds(path: Path, state: Path) -> float:
             "optimize", str(path), "--base-url", server.openai_base_url,
             "--model", "bench-model", "--state-dir", str(state),
         )  # fmt: skip
-        run_measured(command, env=env)
+        run = run_measured(command, env=env)
     if not arrived.is_set():
         raise RuntimeError("the model-driven optimize finished without sending a request")
-    return first[0] - started
+    return first[0] - started, run
 
 
 def measure(path: Path, repeat: int) -> None:
+    python = sys.executable
+    print(f"\n{path}")
+    print("  load average before (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     listing = [
-        run_measured(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=path)[0]
+        run_measured(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=path)
         for _ in range(repeat)
     ]
-    startup = [run_measured([sys.executable, "-c", "pass"])[0] for _ in range(repeat)]
-    reads = [
-        run_measured([sys.executable, "-c", READ_EVERY_FILE, str(path)]) for _ in range(repeat)
-    ]
-    scans: list[dict[str, float]] = []
-    scan_totals: list[float] = []
-    for _ in range(repeat):
-        elapsed, _, stdout = run_measured([sys.executable, "-c", CHILD, str(path)])
-        scan_totals.append(elapsed)
-        scans.append(json.loads(stdout.strip().splitlines()[-1]))
+    startup = [run_measured([python, "-c", "pass"]) for _ in range(repeat)]
+    reads = [run_measured([python, "-c", READ_EVERY_FILE, str(path)]) for _ in range(repeat)]
+    phases: dict[str, list[list[float]]] = {}
+    scans: list[dict[str, Any]] = []
+    for child in (CLI_START_CHILD, SDK_CHILD, LISTING_CHILD, SCAN_CHILD):
+        for _ in range(repeat):
+            report = run_measured([python, "-c", child, str(path)]).report()
+            for key, value in report.items():
+                if isinstance(value, list):
+                    phases.setdefault(key, []).append(value)
+            if child is SCAN_CHILD:
+                scans.append(report)
     with tempfile.TemporaryDirectory(prefix="scan-bench-state-") as state:
         env = child_environment(PROMPTKIT_HOME=state)
-        optimizes = [
-            run_measured(
-                promptkit_command(
-                    "optimize", str(path), "--provider", "static", "--state-dir", state
-                ),
-                env=env,
-            )
-            for _ in range(repeat)
-        ]
-        first_requests = [first_request_seconds(path, Path(state)) for _ in range(repeat)]
-    median_listing = statistics.median(listing)
-    optimize_s = statistics.median(run[0] for run in optimizes)
-    optimize_mb = max(run[1] for run in optimizes)
-    read_s = statistics.median(run[0] for run in reads)
-    read_mb = max(run[1] for run in reads)
-    print(f"\n{path}")
+        static = promptkit_command(
+            "optimize", str(path), "--provider", "static", "--state-dir", state
+        )
+        optimizes = [run_measured(static, env=env) for _ in range(repeat)]
+        model_runs = [first_request_seconds(path, Path(state)) for _ in range(repeat)]
+    first_requests = [first for first, _ in model_runs]
+    read_s = statistics.median(run.wall_s for run in reads)
+    optimize_s = statistics.median(run.wall_s for run in optimizes)
+    listing_s = statistics.median(run.wall_s for run in listing)
     print(f"  files selected                 {int(scans[0]['files']):>9,}")
-    print(f"  bytes of listed files          {int(reads[0][2]):>9,}")
+    print(f"  bytes of listed files          {int(reads[0].stdout):>9,}")
     print(f"  digest characters              {int(scans[0]['digest_chars']):>9,}")
-    print(f"  baseline git ls-files          {median_listing * 1000:>9.1f} ms (median of {repeat})")
-    print(f"  baseline python -c pass        {statistics.median(startup) * 1000:>9.1f} ms")
-    print(f"  baseline read every file       {read_s * 1000:>9.1f} ms, peak RSS {read_mb:.0f} MB")
-    for key, label in (("import_s", "scan: import"), ("scan_s", "scan: scan"),
-                       ("render_s", "scan: render")):  # fmt: skip
-        values = [report[key] for report in scans]
-        print(f"  {label:<30} {statistics.median(values) * 1000:>9.1f} ms")
-    print(f"  scan process (cold)            {statistics.median(scan_totals) * 1000:>9.1f} ms")
+    print(f"  {'(medians of ' + str(repeat) + ')':<30} {'wall ms':>9} {'CPU ms':>9}")
+    for label, runs in (
+        ("baseline git ls-files", listing),
+        ("baseline python -c pass", startup),
+        ("baseline read every file", reads),
+    ):
+        print(f"  {label:<30} {_ms(r.wall_s for r in runs)} {_ms(r.cpu_s for r in runs)}")
+    for label, values in phases.items():
+        print(f"  {label:<30} {_ms(v[0] for v in values)} {_ms(v[1] for v in values)}")
     print(
-        f"  optimize --provider static     {optimize_s * 1000:>9.1f} ms median,"
-        f" {min(run[0] for run in optimizes) * 1000:.1f} ms best, peak RSS {optimize_mb:.0f} MB"
+        f"  {'optimize --provider static':<30} {_ms(r.wall_s for r in optimizes)}"
+        f" {_ms(r.cpu_s for r in optimizes)}  best {min(r.wall_s for r in optimizes) * 1000:.0f}"
+        f" ms wall, peak RSS {max(r.peak_mb for r in optimizes):.0f} MB"
     )
     print(
-        f"  model optimize: first request  {statistics.median(first_requests) * 1000:>9.1f} ms"
-        f" median, {min(first_requests) * 1000:.1f} ms best"
+        f"  {'model optimize: first request':<30} {_ms(first_requests)} {'':>9}"
+        f"  best {min(first_requests) * 1000:.0f} ms"
     )
-    print(f"  ratio static optimize / ls-files      {optimize_s / median_listing:>7.1f}x")
+    print(
+        f"  {'model optimize: whole process':<30} {_ms(run.wall_s for _, run in model_runs)}"
+        f" {_ms(run.cpu_s for _, run in model_runs)}"
+    )
+    print(f"  read every file: peak RSS {max(r.peak_mb for r in reads):.0f} MB")
+    print(f"  ratio static optimize / ls-files      {optimize_s / listing_s:>7.1f}x")
     print(f"  ratio static optimize / read all      {optimize_s / read_s:>7.2f}x")
+    print("  load average after  (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+
+
+def _ms(seconds: Iterable[float]) -> str:
+    return f"{statistics.median(seconds) * 1000:>9.1f}"
 
 
 def main() -> None:
@@ -243,8 +311,6 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=3, help="processes per measurement")
     arguments = parser.parse_args()
-    # Other work on this machine skews every figure; the load average says how much.
-    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for count in arguments.files:
         with tempfile.TemporaryDirectory(
             prefix="scan-bench-", ignore_cleanup_errors=True

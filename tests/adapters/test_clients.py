@@ -98,3 +98,33 @@ def test_client_kwargs_with_a_given_client_is_refused(server: FakeProviderServer
 def test_openai_adapter_options_are_checked(options: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         OpenAIAdapter(**options)  # type: ignore[arg-type]
+
+
+def test_a_client_prepared_ahead_is_the_one_the_first_request_uses(
+    server: FakeProviderServer,
+) -> None:
+    server.enqueue(Reply.text("hello"))
+    adapter = OpenAIAdapter(
+        model="gpt-4.1-mini",
+        client_kwargs={
+            "api_key": "sk-test-prepared-ahead-0123456789",
+            "base_url": server.openai_base_url,
+            "max_retries": 0,
+        },
+    )
+
+    adapter.prepare_client()
+    prepared = adapter.sync_client()
+    response = adapter.evaluate(PROMPT, session=Session())
+
+    assert response.text == "hello"
+    assert adapter.sync_client() is prepared
+
+
+def test_preparing_a_client_without_a_key_raises_what_evaluate_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+    with pytest.raises(ProviderAuthenticationError, match="OPENAI_API_KEY"):
+        OpenAIAdapter(model="gpt-4.1-mini").prepare_client()

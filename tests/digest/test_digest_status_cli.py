@@ -77,6 +77,43 @@ def test_status_reports_a_fresh_session_digest(
     assert "freshness: fresh" in out
 
 
+def test_a_session_digest_stays_fresh_when_the_state_folder_is_inside_the_workspace(
+    git_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = git_repo / ".promptkit-state"
+    store_session_digest(state, git_repo, "Digest.")  # its session files land in the workspace
+
+    run_status(str(git_repo), "--state-dir", str(state))
+
+    assert "freshness: fresh" in capsys.readouterr().out
+
+
+def test_a_shared_digest_stays_fresh_while_sessions_are_written_inside_the_workspace(
+    git_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = git_repo / ".promptkit-state"
+    optimized = run_promptkit(
+        "optimize",
+        ".",
+        "--provider",
+        "static",
+        "--scope",
+        "global",
+        "--state-dir",
+        str(state),
+        cwd=git_repo,
+    )
+    assert optimized.returncode == 0, optimized.stderr
+    with SessionStore(state).attach(Session(), git_repo):
+        pass
+
+    run_status(str(git_repo), "--state-dir", str(state))
+
+    out = capsys.readouterr().out
+    assert "origin:    shared-override" in out
+    assert "freshness: fresh" in out
+
+
 def test_status_reports_a_stale_session_digest_after_a_commit(
     git_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +24,8 @@ from promptkit.session import (
     workspace_id,
 )
 from promptkit.session.records import encode_record
+
+from ..conftest import committed_repo
 
 
 @dataclass(frozen=True)
@@ -473,3 +476,18 @@ def test_store_files_are_not_left_open_after_close(state_root: Path, workspace: 
         _write(store, workspace, 3)
         store.attach(store.load(workspace, "s1"), workspace)
     assert len(list(PROC_FDS.iterdir())) == before
+
+
+def test_sessions_stored_inside_a_git_repository_are_ignored_by_git(tmp_path: Path) -> None:
+    repo = committed_repo(tmp_path / "repo", {"README.md": "# Demo\n"})
+    with SessionStore(repo / ".state").attach(Session(), repo) as attachment:
+        attachment.session.dispatch(Entry(0, "entry 0"))
+
+    untracked = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert untracked.stdout == ""

@@ -254,6 +254,7 @@ def test_shared_fixtures_pr_template_and_migration_guides_are_named(
         tmp_path,
         {
             "tests/models/conftest.py": "import pytest\n",
+            "tests/models/google/conftest.py": "import pytest\n",
             ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md": "## Summary\n",
             "docs/migration/upgrade-to-v2.md": "# Upgrading\n",
             "examples/CONTRIBUTING.md": "# Adding an example\n",
@@ -264,6 +265,7 @@ def test_shared_fixtures_pr_template_and_migration_guides_are_named(
 
     assert set(facts.notable_files) >= {
         "tests/models/conftest.py",
+        "tests/models/google/conftest.py",
         ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md",
         "docs/migration/upgrade-to-v2.md",
     }

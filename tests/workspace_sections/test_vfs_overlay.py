@@ -2,8 +2,13 @@
 
 from pathlib import Path
 
+import pytest
+
+from promptkit.errors import ArgumentValueError
 from promptkit.prompt import Prompt
 from promptkit.session import Session
+from promptkit.workspace import select_files
+from promptkit.workspace.overlay import record_listing
 from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection, relist_mounts
 
 from .conftest import CountingReader, call, snapshot_tree
@@ -170,3 +175,27 @@ def test_a_mount_moved_to_another_directory_is_listed_again(tmp_path: Path) -> N
     assert call(moved, "vfs_read_file", path="/b.txt").success
     assert not call(moved, "vfs_read_file", path="/a.txt").success
     assert Path(moved.overlay.listing(moved.mounts[0]).host_path).samefile(second)
+
+
+def test_a_listing_taken_once_is_recorded_with_the_mounts_globs_and_not_taken_again(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("x\n")
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "lib.py").write_text("x\n")
+    mount = HostMount(tmp_path, exclude_glob=("vendor",))
+    section = VfsWorkspaceSection(session=Session(), mounts=[mount])
+    record_listing(section.session, mount, select_files(tmp_path))
+    (tmp_path / "src" / "new.py").write_text("created after the listing\n")
+
+    listed = call(section, "vfs_glob", pattern="**/*.py")
+
+    assert listed.message.split() == ["/src/app.py"]
+
+
+def test_a_listing_of_another_size_cap_is_not_recorded_for_a_mount(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    mount = HostMount(tmp_path, max_file_bytes=10)
+    with pytest.raises(ArgumentValueError, match="is not a listing of the mount"):
+        record_listing(Session(), mount, select_files(tmp_path))

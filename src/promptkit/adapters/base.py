@@ -131,6 +131,14 @@ class ProviderAdapter(ABC):
     ) -> PromptResponse[OutputT]:
         """`evaluate` for asyncio: same arguments, same result, same events."""
 
+    def prepare_client(self) -> None:
+        """Build now what the first `evaluate` request needs and can be built ahead (a no-op
+        here). An SDK adapter builds its client, importing the SDK: that is a large share of
+        a command's start, and a caller can overlap it with work running in other processes
+        (`promptkit.workspace.begin_selection`). Raises what `evaluate` would for a client that
+        cannot be built."""
+        return  # an adapter without an SDK client has nothing to build ahead
+
     # -- optimize: the workflow lives in promptkit.optimize -----------------------------------
 
     def optimize(
@@ -229,6 +237,10 @@ class WireAdapter(ProviderAdapter):
     @abstractmethod
     def sync_client(self) -> Any:
         """The SDK client `evaluate` sends requests with."""
+
+    def prepare_client(self) -> None:
+        """Build the SDK client `evaluate` sends with now (it is kept for the first request)."""
+        self.sync_client()
 
     @abstractmethod
     def async_client(self) -> Any:

@@ -24,7 +24,9 @@ from promptkit.optimize.types import DigestDraft, OptimizationResponse, Optimiza
 from promptkit.planning import PlanningStrategy, PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection, ToolResult
 from promptkit.session import Session, ToolInvoked
-from promptkit.workspace.manifest import describe_workspace
+from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, begin_selection
+from promptkit.workspace.manifest import describe_workspace, manifest_for_selection
+from promptkit.workspace.overlay import record_listing
 
 _log = get_logger("promptkit.optimize")
 
@@ -62,10 +64,23 @@ class ModelDigestWriter:
     ) -> DigestDraft:
         """The model explores the workspace through the optimization prompt and writes the
         digest."""
+        # The workspace is listed once, for the manifest and for the workspace section alike,
+        # and the SDK client is built while git lists it in other processes: those two are most
+        # of what comes before the first request.
+        primary = target.mounts[0]
+        listing = begin_selection(primary.root(), max_file_bytes=primary.max_file_bytes)
+        self.adapter.prepare_client()
+        selection = listing.result()
         # The manifest is taken before the model reads anything: edits made while it works make
-        # the stored digest stale rather than silently describing a state it never saw.
-        provenance = describe_workspace(target.workspace_root)
+        # the stored digest stale rather than silently describing a state it never saw. It
+        # describes every file under the default size cap, as a later freshness check does.
+        provenance = (
+            manifest_for_selection(selection)
+            if selection.max_file_bytes == DEFAULT_MAX_FILE_BYTES
+            else describe_workspace(target.workspace_root)
+        )
         inner = optimization_prompt(target, optimization_session)
+        record_listing(optimization_session, primary, selection)
         response = _evaluate(
             self.adapter, inner, target, optimization_session, deadline, max_tool_rounds
         )

@@ -2,6 +2,9 @@
 
 Layout under the state root (explicit argument > $PROMPTKIT_HOME > ~/.promptkit):
 
+    workspaces/.gitignore                          "*": git and promptkit's own listings
+                                                   leave the sessions out, wherever the
+                                                   state root is (even inside a workspace)
     workspaces/<workspace_id>/sessions/<session_id>/metadata.json
                                                    /base.jsonl    the slices at one seq
                                                    /events.jsonl  changes after it, appended
@@ -24,6 +27,7 @@ import uuid
 from pathlib import Path
 from types import TracebackType
 
+from promptkit.durable import write_atomically
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
 from promptkit.names import require_key
@@ -113,6 +117,7 @@ class SessionStore:
                     "close that attachment before attaching it again"
                 )
             session_dir.mkdir(parents=True, exist_ok=True)
+            _ignore_in_listings(self._state_root / "workspaces")
             attachment = SessionAttachment(
                 store=self,
                 session=session,
@@ -223,6 +228,20 @@ class SessionStore:
         with self._lock:
             if attachment in self._attachments:
                 self._attachments.remove(attachment)
+
+
+_IGNORE_EVERYTHING = (
+    "# Written by promptkit: session files are state, not source; tools that honour"
+    " .gitignore\n# (git, and promptkit's workspace listings) leave them out.\n*\n"
+)
+
+
+def _ignore_in_listings(folder: Path) -> None:
+    """Put a `.gitignore` that ignores everything in `folder` (only promptkit writes there), so a
+    state root inside a workspace never shows in its listing, digest or fingerprint."""
+    marker = folder / ".gitignore"
+    if not marker.exists():
+        write_atomically(marker, _IGNORE_EVERYTHING)
 
 
 def _require_current(session: Session, session_dir: Path) -> None:

@@ -45,8 +45,6 @@ if TYPE_CHECKING:
         read_workspace_bytes as read_workspace_bytes,
     )
     from promptkit.workspace.scan import (
-        DirectoryCount as DirectoryCount,
-        LanguageCount as LanguageCount,
         ScanRoot as ScanRoot,
         WorkspaceFacts as WorkspaceFacts,
         scan_workspace as scan_workspace,
@@ -54,6 +52,10 @@ if TYPE_CHECKING:
     from promptkit.workspace.static_digest import (
         estimate_tokens as estimate_tokens,
         render_static_digest as render_static_digest,
+    )
+    from promptkit.workspace.tally import (
+        DirectoryCount as DirectoryCount,
+        LanguageCount as LanguageCount,
     )
     from promptkit.workspace.tooling import (
         CommandPurpose as CommandPurpose,

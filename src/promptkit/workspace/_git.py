@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 GIT_TIMEOUT_SECONDS = 30.0
@@ -43,6 +44,11 @@ def run_git(root: Path, *args: str) -> bytes | None:
 
 def run_git_together(root: Path, *commands: tuple[str, ...]) -> list[bytes | None]:
     """`run_git` for each of `commands`, run side by side (listing a big tree is I/O bound)."""
+    return start_git_together(root, *commands).outputs()
+
+
+def start_git_together(root: Path, *commands: tuple[str, ...]) -> RunningGit:
+    """Start each of `commands` in `root` and return at once; `outputs()` collects them."""
     started: list[subprocess.Popen[bytes] | None] = []
     for args in commands:
         try:
@@ -58,20 +64,31 @@ def run_git_together(root: Path, *commands: tuple[str, ...]) -> list[bytes | Non
             )
         except OSError:
             started.append(None)
-    outputs: list[bytes | None] = []
-    for process in started:
-        if process is None:
-            outputs.append(None)
-            continue
-        try:
-            stdout, _ = process.communicate(timeout=GIT_TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
-            outputs.append(None)
-            continue
-        outputs.append(stdout if process.returncode == 0 else None)
-    return outputs
+    return RunningGit(tuple(started))
+
+
+@dataclass(frozen=True)
+class RunningGit:
+    """git commands under way in other processes, so the caller can work meanwhile."""
+
+    processes: tuple[subprocess.Popen[bytes] | None, ...]
+
+    def outputs(self) -> list[bytes | None]:
+        """Each command's stdout, waited for (None for a failure, a timeout or a missing git)."""
+        outputs: list[bytes | None] = []
+        for process in self.processes:
+            if process is None:
+                outputs.append(None)
+                continue
+            try:
+                stdout, _ = process.communicate(timeout=GIT_TIMEOUT_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                outputs.append(None)
+                continue
+            outputs.append(stdout if process.returncode == 0 else None)
+        return outputs
 
 
 def git_texts_together(root: Path, *commands: tuple[str, ...]) -> list[str | None]:

@@ -9,7 +9,12 @@ from __future__ import annotations
 import fnmatch
 import re
 
-__all__ = ["has_binary_suffix", "is_credential_file_name", "is_unsafe_name"]
+__all__ = [
+    "has_binary_suffix",
+    "has_undecodable_name",
+    "is_credential_file_name",
+    "is_unsafe_name",
+]
 
 # Matched against the lower-cased file name. `.env.example` is excluded too: templates are
 # where real keys get pasted by mistake, and the digest loses little without them.
@@ -66,6 +71,8 @@ _BINARY_SUFFIXES = frozenset({
 # C0 controls and DEL: a newline in a name would split one listed path into two lines of a tool
 # result or digest, and a model cannot type the name back.
 _UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f]")
+# What `surrogateescape` decoding makes of bytes that are not UTF-8.
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 def is_credential_file_name(name: str) -> bool:
@@ -82,3 +89,8 @@ def has_binary_suffix(name: str) -> bool:
 def is_unsafe_name(relative_path: str) -> bool:
     """Whether `relative_path` holds a control character (a newline, a tab, an escape)."""
     return _UNSAFE_NAME.search(relative_path) is not None
+
+
+def has_undecodable_name(relative_path: str) -> bool:
+    """Whether `relative_path`, decoded with `surrogateescape`, had bytes that are not UTF-8."""
+    return not relative_path.isascii() and _UNDECODABLE.search(relative_path) is not None

@@ -2,10 +2,12 @@
 
 `select_files` lists the workspace the way its owner sees it: in a git work tree, what
 `git ls-files --cached --others --exclude-standard` lists (tracked plus untracked, not ignored);
-elsewhere, a directory walk (iterative, so depth costs no stack) that honours every `.gitignore`
-(gitwildmatch semantics, via pathspec) and prunes VCS metadata and well-known cache/dependency
-directories. No file's content is opened: listing 100,000 files costs one `lstat` each, and the
-content is read later, on demand, through `promptkit.workspace.reading`.
+elsewhere, a directory walk (`promptkit.workspace.walk`) that honours every `.gitignore`. No
+file's content is opened, and in a git work tree no tracked file git reports unchanged is even
+stat-ed: its kind, size and blob id come from the index (`promptkit.workspace.git_index`), so
+listing 100,000 files costs about as much as reading their names once. Content is read later, on
+demand, through `promptkit.workspace.reading`, which checks every rule below again when it opens
+the file.
 
 Whatever the source, a file is always left out when it is:
 
@@ -14,42 +16,51 @@ Whatever the source, a file is always left out when it is:
 - a credential file by name (`.env*`, `*.pem`, `*.key`, `id_rsa*`, `.npmrc`, ...);
 - a symlink that resolves outside the root, a symlinked directory (never followed), or a file
   under one; a FIFO, socket or device (never opened, since opening a FIFO blocks); a hard link
-  (more than one name: the other may be outside the root);
+  (more than one name: the other may be outside the root) among the files that are stat-ed
+  (the read path refuses every hard link, including a tracked file git vouches for);
 - larger than the size cap, of a known binary format by its extension, deleted since git listed
   it, or unreadable; or left out by the caller's include/exclude globs (not counted).
 
-Skipped files are counted by reason, so a digest can say what it left out. A file whose content
-turns out binary (a NUL byte) is refused when it is read, not here.
+Each file left out is recorded with its reason (`LeftOut`), so a digest can say what it left
+out and `FileSelection.narrowed` can apply globs afterwards exactly as `select_files` would
+have. A file whose content turns out binary (a NUL byte) is refused when it is read, not here.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, NamedTuple
 
 from promptkit.errors import ArgumentValueError, WorkspaceError
 from promptkit.logging import get_logger
-from promptkit.workspace._git import run_git, run_git_together
+from promptkit.workspace._git import run_git
 from promptkit.workspace.exclusions import (
     has_binary_suffix,
+    has_undecodable_name,
     is_credential_file_name,
     is_unsafe_name,
 )
+from promptkit.workspace.git_index import GitListing, RunningGitListing, start_git_listing
 from promptkit.workspace.globs import PathFilter
-
-if TYPE_CHECKING:
-    from pathspec import GitIgnoreSpec
+from promptkit.workspace.walk import walk_directory
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "FileSelection",
+    "LeftOut",
+    "PendingSelection",
     "SkipReason",
     "WorkspaceFile",
+    "begin_selection",
+    "collector_paused",
     "resolve_workspace_root",
     "select_files",
 ]
@@ -73,12 +84,13 @@ SkipReason = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class WorkspaceFile:
+class WorkspaceFile(NamedTuple):
     """One selected file: its POSIX path relative to the root, size in bytes, and version.
 
     `blob_id` is git's object id when the file is tracked and unmodified; otherwise it is None
-    and `mtime_ns` stands for the version (it is always recorded).
+    and `mtime_ns` stands for the version (it is always recorded: for a file git vouches for,
+    as the index records it). A named tuple rather than a dataclass: a listing makes one per
+    file, and a tuple costs a third as much to make.
     """
 
     path: str
@@ -87,37 +99,62 @@ class WorkspaceFile:
     blob_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+class LeftOut(NamedTuple):
+    """A path left out of the selection, and why.
+
+    `path` is the file's, or, with `is_folder`, the folder the reason applies to (a folder that
+    could not be read, or that holds a name which is not UTF-8); None when git listed a name
+    that is not UTF-8 (where it sits cannot be told either).
+    """
+
+    reason: SkipReason
+    path: str | None
+    is_folder: bool = False
+
+
+@dataclass(frozen=True)
 class FileSelection:
-    """The files of a workspace promptkit may read, and how many were left out, by reason."""
+    """The files of a workspace promptkit may read, and those left out, with their reasons;
+    `max_file_bytes` is the size cap they were selected with."""
 
     root: Path
     files: tuple[WorkspaceFile, ...]
-    skipped: tuple[tuple[SkipReason, int], ...]
+    left_out: tuple[LeftOut, ...]
     from_git: bool
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+    @cached_property
+    def skipped(self) -> tuple[tuple[SkipReason, int], ...]:
+        """How many files were left out, by reason, sorted by reason."""
+        return tuple(sorted(Counter(entry.reason for entry in self.left_out).items()))
 
     def skipped_count(self, reason: SkipReason) -> int:
         """How many files were left out for `reason`."""
         return dict(self.skipped).get(reason, 0)
 
-
-# Pruned in a walk (git work trees rely on their own ignore rules instead).
-_WALK_PRUNED_DIRECTORIES = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".bzr",
-        "__pycache__",
-        "node_modules",
-        ".venv",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-    }
-)
+    def narrowed(self, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> FileSelection:
+        """This selection with `include` and `exclude` applied: what `select_files` with those
+        globs would have selected, without listing the workspace again."""
+        path_filter = PathFilter.of(include, exclude)
+        if path_filter.is_empty:
+            return self
+        allows = path_filter.allows
+        return FileSelection(
+            root=self.root,
+            files=tuple(file for file in self.files if allows(file.path)),
+            left_out=tuple(
+                entry
+                for entry in self.left_out
+                if entry.path is None
+                or (
+                    not (entry.path and path_filter.excludes_directory(entry.path))
+                    if entry.is_folder
+                    else allows(entry.path)
+                )
+            ),
+            from_git=self.from_git,
+            max_file_bytes=self.max_file_bytes,
+        )
 
 
 def resolve_workspace_root(root: str | os.PathLike[str]) -> Path:
@@ -147,69 +184,104 @@ def select_files(
     `include` and `exclude` are `PathGlob` patterns over paths relative to `root` (an exclude
     also leaves out everything under a directory it matches).
     """
+    return begin_selection(
+        root, max_file_bytes=max_file_bytes, include=include, exclude=exclude
+    ).result()
+
+
+def begin_selection(
+    root: str | os.PathLike[str],
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+) -> PendingSelection:
+    """`select_files`, in two steps: in a git work tree, git starts listing `root` in other
+    processes now, and `result()` collects the listing and applies the rules. A caller with
+    work of its own (importing a provider's SDK) does it in between, on another core."""
     if max_file_bytes < 0:
         raise ArgumentValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
     resolved = resolve_workspace_root(root)
-    path_filter = PathFilter.of(include, exclude)
-    listing = _git_listing(resolved)
-    checker = _Checker(resolved, max_file_bytes)
-    if listing is not None:
-        for raw_path, blob_id in listing:
-            checker.consider_listed(raw_path, blob_id, path_filter)
-    else:
-        for relative in _walk_directory(resolved, path_filter, checker):
-            checker.consider_walked(relative)
-    selection = FileSelection(
+    probe = run_git(resolved, "rev-parse", "--is-inside-work-tree", "--show-prefix")
+    is_work_tree = probe is not None and probe.startswith(b"true")
+    return PendingSelection(
         root=resolved,
-        files=tuple(sorted(checker.files, key=lambda file: file.path)),
-        skipped=tuple(sorted(checker.skipped.items())),
-        from_git=listing is not None,
+        max_file_bytes=max_file_bytes,
+        path_filter=PathFilter.of(include, exclude),
+        git=start_git_listing(resolved) if is_work_tree else None,
+        is_subdirectory=is_work_tree and probe is not None and probe.split(b"\n")[1].strip() != b"",
     )
-    _log.debug(
-        "workspace_files_selected",
-        root=str(resolved),
-        files=len(selection.files),
-        skipped=dict(selection.skipped),
-        from_git=selection.from_git,
-    )
-    return selection
 
 
-def _git_listing(root: Path) -> list[tuple[bytes, str | None]] | None:
-    """(path, blob id or None) for every file git lists, or None outside a usable work tree."""
-    probe = run_git(root, "rev-parse", "--is-inside-work-tree", "--show-prefix")
-    if probe is None or not probe.startswith(b"true"):
-        return None
-    is_subdirectory = probe.split(b"\n")[1].strip() != b""
-    cached, changed = run_git_together(
-        root,
-        ("ls-files", "-z", "--stage"),
-        ("ls-files", "-z", "-t", "--others", "--modified", "--exclude-standard"),
-    )
-    if cached is None or changed is None:
-        return None
-    versions: dict[bytes, str | None] = {}
-    for record in cached.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        mode, blob_id, stage = meta.split(b" ")
-        # Unmerged entries (stage > 0) have no single blob; submodules are not files here.
-        if mode == b"160000":
-            continue
-        versions[path] = blob_id.decode("ascii") if stage == b"0" else None
-    for record in changed.split(b"\0"):
-        if not record:
-            continue
-        tag, path = record[:1], record[2:]
-        if tag == b"?":
-            versions[path.rstrip(b"/")] = None
-        elif tag == b"C" and path in versions:
-            versions[path] = None
-    if not versions and is_subdirectory and _is_ignored_by_git(root):
-        # The directory sits inside a repository that ignores it: treat it as a plain tree.
-        return None
-    return list(versions.items())
+@dataclass(frozen=True)
+class PendingSelection:
+    """A selection under way (see `begin_selection`)."""
+
+    root: Path
+    max_file_bytes: int
+    path_filter: PathFilter
+    git: RunningGitListing | None
+    is_subdirectory: bool
+
+    def result(self) -> FileSelection:
+        """The selection: the listing waited for, every rule applied."""
+        checker = _Checker(self.root, self.max_file_bytes, self.path_filter)
+        with collector_paused():
+            listing = self._git_listing()
+            if listing is not None:
+                checker.take_vouched(listing)
+                for path, blob_id in listing.to_stat.items():
+                    checker.consider_listed(path, blob_id)
+            else:
+                for relative in walk_directory(self.root, self.path_filter, checker.leave_out):
+                    checker.consider_walked(relative)
+        # Vouched files come in index order and the rest after: sorting two runs is one merge.
+        selection = FileSelection(
+            root=self.root,
+            files=tuple(sorted(checker.files)),
+            left_out=tuple(checker.left_out_entries),
+            from_git=listing is not None,
+            max_file_bytes=self.max_file_bytes,
+        )
+        _log.debug(
+            "workspace_files_selected",
+            root=str(self.root),
+            files=len(selection.files),
+            skipped=dict(selection.skipped),
+            from_git=selection.from_git,
+        )
+        return selection
+
+    def _git_listing(self) -> GitListing | None:
+        """What git lists, or None outside a usable work tree."""
+        if self.git is None:
+            return None
+        listing = self.git.result()
+        if listing is None:
+            return None
+        is_empty = not listing.paths and not listing.to_stat
+        if is_empty and self.is_subdirectory and _is_ignored_by_git(self.root):
+            # The directory sits inside a repository that ignores it: treat it as a plain tree.
+            return None
+        return listing
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a block that allocates objects by the
+    hundred thousand and frees none (a listing and what is built from it), then restore it.
+
+    Such a block makes no cycles for the collector to find, yet its allocations trigger a
+    collection every few hundred objects and full passes over the whole heap (a process that
+    has imported an SDK holds a million objects): about a seventh of a large listing's cost.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _is_ignored_by_git(root: Path) -> bool:
@@ -219,39 +291,80 @@ def _is_ignored_by_git(root: Path) -> bool:
 class _Checker:
     """Applies the exclusion rules to candidate paths and collects the survivors."""
 
-    def __init__(self, root: Path, max_file_bytes: int) -> None:
+    def __init__(self, root: Path, max_file_bytes: int, path_filter: PathFilter) -> None:
         self.root = root
         self.root_text = str(root)
         self.max_file_bytes = max_file_bytes
+        self.path_filter = path_filter
         self.files: list[WorkspaceFile] = []
-        self.skipped: Counter[SkipReason] = Counter()
+        self.left_out_entries: list[LeftOut] = []
         self._directory_is_real: dict[str, bool] = {"": True}
 
-    def consider_listed(
-        self, raw_path: bytes, blob_id: str | None, path_filter: PathFilter
-    ) -> None:
-        try:
-            relative = raw_path.decode("utf-8")
-        except UnicodeDecodeError:
-            self.skipped["non_utf8_name"] += 1
+    def leave_out(self, reason: SkipReason, path: str | None, is_folder: bool = False) -> None:
+        self.left_out_entries.append(LeftOut(reason, path, is_folder))
+
+    def take_vouched(self, listing: GitListing) -> None:
+        """The files git vouches for: only the name rules and the size cap apply (the index says
+        each is a regular file of that size), and a folder on the way must be a real one."""
+        # One check over all the names at once (a control character or a byte that is not
+        # UTF-8 makes text unprintable); only when it fails (rare) are the names looked at one by
+        # one, and the unusual ones go through the full checks.
+        unusual = (
+            set()
+            if "".join(listing.paths).isprintable()
+            else {
+                path for path in listing.paths if has_undecodable_name(path) or is_unsafe_name(path)
+            }
+        )
+        allows = self.path_filter.allows
+        is_filtered = not self.path_filter.is_empty
+        directory_is_real = self._directory_is_real
+        cap = self.max_file_bytes
+        files = self.files
+        for path, size, mtime_ns, blob_id in zip(
+            listing.paths, listing.sizes, listing.mtimes_ns, listing.blob_ids, strict=True
+        ):
+            if path in unusual:
+                self.consider_listed(path, blob_id)
+                continue
+            if is_filtered and not allows(path):
+                continue
+            parent, _, name = path.rpartition("/")
+            is_real = directory_is_real.get(parent)
+            if is_real is None:
+                is_real = self._is_real_directory(parent)
+            if not is_real:
+                self.leave_out("symlinked_directory", path)
+            elif is_credential_file_name(name):
+                self.leave_out("credential", path)
+            elif size > cap:
+                self.leave_out("too_large", path)
+            elif has_binary_suffix(name):
+                self.leave_out("binary", path)
+            else:
+                files.append(WorkspaceFile(path, size, mtime_ns, blob_id))
+
+    def consider_listed(self, relative: str, blob_id: str | None) -> None:
+        if has_undecodable_name(relative):
+            self.leave_out("non_utf8_name", None)
             return
-        if not path_filter.allows(relative):
+        if not self.path_filter.allows(relative):
             return
         if is_unsafe_name(relative):
-            self.skipped["unsafe_name"] += 1
+            self.leave_out("unsafe_name", relative)
             return
         parent = relative.rpartition("/")[0]
         if not self._is_real_directory(parent):
-            self.skipped["symlinked_directory"] += 1
+            self.leave_out("symlinked_directory", relative)
             return
         full = f"{self.root_text}/{relative}"
         try:
             info = os.lstat(full)
         except FileNotFoundError:
-            self.skipped["missing"] += 1
+            self.leave_out("missing", relative)
             return
         except OSError:
-            self.skipped["unreadable"] += 1
+            self.leave_out("unreadable", relative)
             return
         self._consider(relative, full, info, blob_id)
 
@@ -260,7 +373,7 @@ class _Checker:
         try:
             info = os.lstat(full)
         except OSError:
-            self.skipped["unreadable"] += 1
+            self.leave_out("unreadable", relative)
             return
         self._consider(relative, full, info, None)
 
@@ -273,39 +386,39 @@ class _Checker:
         if name == ".git":
             return
         if is_credential_file_name(name):
-            self.skipped["credential"] += 1
+            self.leave_out("credential", relative)
             return
         if stat.S_ISLNK(info.st_mode):
             target = os.path.realpath(full)
             if not _is_inside(target, self.root_text):
-                self.skipped["symlink_outside_root"] += 1
+                self.leave_out("symlink_outside_root", relative)
                 return
             if is_credential_file_name(target.rpartition("/")[2]):
-                self.skipped["credential"] += 1
+                self.leave_out("credential", relative)
                 return
             try:
                 info = os.lstat(target)
             except OSError:
-                self.skipped["missing"] += 1
+                self.leave_out("missing", relative)
                 return
             if stat.S_ISDIR(info.st_mode):
-                self.skipped["symlinked_directory"] += 1
+                self.leave_out("symlinked_directory", relative)
                 return
             # A symlink's git blob is its target path, not the content a read returns.
             blob_id = None
         if not stat.S_ISREG(info.st_mode):
-            self.skipped["not_regular_file"] += 1
+            self.leave_out("not_regular_file", relative)
             return
         if info.st_nlink > 1:
             # Another name of this file may be outside the root: reading it would copy in an
             # outside file.
-            self.skipped["hard_link"] += 1
+            self.leave_out("hard_link", relative)
             return
         if info.st_size > self.max_file_bytes:
-            self.skipped["too_large"] += 1
+            self.leave_out("too_large", relative)
             return
         if has_binary_suffix(name):
-            self.skipped["binary"] += 1
+            self.leave_out("binary", relative)
             return
         self.files.append(
             WorkspaceFile(
@@ -329,79 +442,6 @@ class _Checker:
                     is_real = False
             self._directory_is_real[folder] = is_real
         return is_real
-
-
-def _walk_directory(root: Path, path_filter: PathFilter, checker: _Checker) -> Iterator[str]:
-    """Relative paths of the non-directory entries that no `.gitignore` ignores and the filter
-    allows. Symlinked directories are yielded as entries, never descended into."""
-    # (directory prefix, the .gitignore specs that apply inside it); a stack, not recursion.
-    pending: list[tuple[str, list[tuple[str, GitIgnoreSpec]]]] = [("", [])]
-    while pending:
-        prefix, specs = pending.pop()
-        try:
-            with os.scandir(f"{root}/{prefix}") as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
-        except OSError:
-            checker.skipped["unreadable"] += 1
-            continue
-        # Only a regular .gitignore is read: one that is a FIFO would block the walk.
-        own_spec = next(
-            (
-                _load_gitignore(entry.path)
-                for entry in entries
-                if entry.name == ".gitignore" and entry.is_file(follow_symlinks=False)
-            ),
-            None,
-        )
-        if own_spec is not None:
-            specs = [*specs, (prefix, own_spec)]
-        subdirectories: list[str] = []
-        for entry in entries:
-            name = entry.name
-            try:
-                name.encode("utf-8")
-            except UnicodeEncodeError:
-                checker.skipped["non_utf8_name"] += 1
-                continue
-            relative = f"{prefix}{name}"
-            try:
-                is_directory = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                checker.skipped["unreadable"] += 1
-                continue
-            if is_directory:
-                if not (
-                    name in _WALK_PRUNED_DIRECTORIES
-                    or _is_ignored(relative + "/", specs)
-                    or path_filter.excludes_directory(relative)
-                ):
-                    subdirectories.append(relative + "/")
-            elif not _is_ignored(relative, specs) and path_filter.allows(relative):
-                if is_unsafe_name(relative):
-                    checker.skipped["unsafe_name"] += 1
-                else:
-                    yield relative
-        pending.extend((directory, specs) for directory in reversed(subdirectories))
-
-
-def _load_gitignore(path: str) -> GitIgnoreSpec | None:
-    from pathspec import GitIgnoreSpec
-
-    try:
-        with Path(path).open("rb") as handle:
-            text = handle.read(DEFAULT_MAX_FILE_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    return GitIgnoreSpec.from_lines(text.splitlines())
-
-
-def _is_ignored(relative: str, specs: list[tuple[str, GitIgnoreSpec]]) -> bool:
-    # The deepest .gitignore with a matching pattern decides, as in git.
-    for base, spec in reversed(specs):
-        result = spec.check_file(relative[len(base) :])
-        if result.include is not None:
-            return result.include
-    return False
 
 
 def _is_inside(path: str, root: str) -> bool:

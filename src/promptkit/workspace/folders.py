@@ -22,7 +22,6 @@ _PURPOSE_READ_LIMIT = 16 * 1024
 _MAX_TOP_LEVEL = 16
 _MAX_INNER = 20
 _MAX_UNNOTED = 40
-_MAX_DEPTH = 4
 _SECONDARY = frozenset(
     {
         "test", "tests", "testing", "spec", "e2e", "docs", "doc", "examples", "example",
@@ -52,15 +51,14 @@ class FolderNote:
 
 
 def describe_folders(
-    paths: list[str], read: FileReader, is_code: Callable[[str], bool]
+    files: Counter[str], code: Counter[str], present: frozenset[str], read: FileReader
 ) -> tuple[FolderNote, ...]:
     """Notes for the top-level folders and those inside the one holding most of the code.
 
-    Ordered as a reader walks them: each top-level folder, its inner folders right after it.
+    `files` and `code` count the files (and the code files) under each folder, four levels
+    deep ("src/", "src/promptkit/", ...); `present` holds every listed path. Ordered as a
+    reader walks them: each top-level folder, its inner folders right after it.
     """
-    present = frozenset(paths)
-    files = _counts(paths, lambda path: True)
-    code = _counts(paths, is_code)
     top = sorted(
         (folder for folder in files if folder.count("/") == 1),
         key=lambda folder: (-files[folder], folder),
@@ -85,17 +83,6 @@ def describe_folders(
         else note
         for note in notes
     )
-
-
-def _counts(paths: list[str], keep: Callable[[str], bool]) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for path in paths:
-        if not keep(path):
-            continue
-        parts = path.split("/")[:-1]
-        for depth in range(1, min(len(parts), _MAX_DEPTH) + 1):
-            counts["/".join(parts[:depth]) + "/"] += 1
-    return counts
 
 
 def _inner_folders(top: list[str], files: Counter[str], code: Counter[str]) -> list[str]:

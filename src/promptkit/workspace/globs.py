@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["PathFilter", "PathGlob", "literal_glob"]
 
@@ -49,23 +49,43 @@ class PathGlob:
 
     def matches(self, relative_path: str) -> bool:
         """Whether `relative_path` (segments joined by `/`) matches the whole glob."""
-        segments, closures = self.segments, self.closures
-        end = len(segments)
-        states = closures[0]
+        states = self.closures[0]
         for name in relative_path.split("/"):
-            advanced: set[int] = set()
-            for state in states:
-                if state == end:
-                    continue
-                segment = segments[state]
-                if segment is None:
-                    advanced |= closures[state]
-                elif segment.match(name):
-                    advanced |= closures[state + 1]
-            if not advanced:
+            states = self.advance(states, name)
+            if not states:
                 return False
-            states = frozenset(advanced)
-        return end in states
+        return self.accepts(states)
+
+    def advance(self, states: frozenset[int], name: str) -> frozenset[int]:
+        """The pattern positions reachable from `states` by matching one path segment, `name`
+        (empty when no path continuing this way can match)."""
+        segments, closures = self.segments, self.closures
+        advanced: set[int] = set()
+        for state in states:
+            if state == len(segments):
+                continue
+            segment = segments[state]
+            if segment is None:
+                advanced |= closures[state]
+            elif segment.match(name):
+                advanced |= closures[state + 1]
+        return frozenset(advanced)
+
+    def accepts(self, states: frozenset[int]) -> bool:
+        """Whether a path that led to `states` matches the whole glob."""
+        return len(self.segments) in states
+
+
+@dataclass(frozen=True, slots=True)
+class _FolderVerdict:
+    """What the filter knows at a folder: whether an exclude leaves it out, and the globs that
+    can still match below it, each with its pattern positions after the folder's path."""
+
+    is_excluded: bool
+    includes: tuple[tuple[PathGlob, frozenset[int]], ...]
+    excludes: tuple[tuple[PathGlob, frozenset[int]], ...]
+    # Set when a file's name cannot change the verdict: excluded, or nothing left to match.
+    files_pass: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -74,11 +94,17 @@ class PathFilter:
 
     A file passes when it matches some include (or there are none) and no exclude matches it or
     one of its parent directories: `--exclude build` leaves out everything under `build/`, as a
-    `.gitignore` line would.
+    `.gitignore` line would. Verdicts for folders are remembered, so a path costs one step per
+    glob still alive at its folder however deep it is: filtering a listing of 100,000 files
+    costs about as much as a pass over their names.
     """
 
     includes: tuple[PathGlob, ...] = ()
     excludes: tuple[PathGlob, ...] = ()
+    # One filter serves one listing, so the cache is bounded by that listing's folders.
+    _folders: dict[str, _FolderVerdict] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> PathFilter:
@@ -87,23 +113,73 @@ class PathFilter:
             tuple(PathGlob.compile(glob) for glob in exclude),
         )
 
+    @property
+    def is_empty(self) -> bool:
+        """Whether the filter lets every path through (no globs)."""
+        return not self.includes and not self.excludes
+
     def allows(self, relative_path: str) -> bool:
         """Whether the file at `relative_path` passes the includes and excludes."""
-        if self.includes and not any(glob.matches(relative_path) for glob in self.includes):
-            return False
-        return not self.excludes_directory(relative_path)
+        if not self.includes and not self.excludes:
+            return True
+        folder, _, name = relative_path.rpartition("/")
+        verdict = self._folders.get(folder) or self._verdict(folder)
+        if verdict.files_pass is not None:
+            return verdict.files_pass
+        for glob, states in verdict.excludes:
+            if glob.accepts(glob.advance(states, name)):
+                return False
+        if not self.includes:
+            return True
+        return any(glob.accepts(glob.advance(states, name)) for glob, states in verdict.includes)
 
     def excludes_directory(self, relative_path: str) -> bool:
         """Whether an exclude matches `relative_path` or one of its parents, so a walk need not
         enter it."""
-        if not self.excludes:
-            return False
-        parts = relative_path.split("/")
-        return any(
-            glob.matches("/".join(parts[:depth]))
-            for depth in range(1, len(parts) + 1)
-            for glob in self.excludes
-        )
+        return bool(self.excludes) and self._verdict(relative_path).is_excluded
+
+    def _verdict(self, folder: str) -> _FolderVerdict:
+        """The verdict at `folder` ("" is the root), from the nearest folder above it that is
+        known; iterative, so depth costs no Python frames."""
+        known = self._folders
+        unknown: list[str] = []
+        while folder not in known and folder:
+            unknown.append(folder)
+            folder = folder.rpartition("/")[0]
+        if not folder and folder not in known:
+            known[""] = _FolderVerdict(
+                is_excluded=False,
+                includes=tuple((glob, glob.closures[0]) for glob in self.includes),
+                excludes=tuple((glob, glob.closures[0]) for glob in self.excludes),
+                files_pass=None if self.includes or self.excludes else True,
+            )
+        verdict = known[folder]
+        for path in reversed(unknown):  # outermost first: each step extends its parent's
+            name = path.rpartition("/")[2]
+            verdict = _folder_verdict(verdict, name, has_includes=bool(self.includes))
+            known[path] = verdict
+        return verdict
+
+
+def _folder_verdict(parent: _FolderVerdict, name: str, *, has_includes: bool) -> _FolderVerdict:
+    """The verdict at the folder `name` inside the folder of `parent`."""
+    includes = _advanced(parent.includes, name)
+    excludes = _advanced(parent.excludes, name)
+    is_excluded = parent.is_excluded or any(glob.accepts(states) for glob, states in excludes)
+    files_pass: bool | None = None
+    if is_excluded or (has_includes and not includes):
+        files_pass = False
+    elif not excludes and not has_includes:
+        files_pass = True
+    return _FolderVerdict(is_excluded, includes, excludes, files_pass)
+
+
+def _advanced(
+    globs: tuple[tuple[PathGlob, frozenset[int]], ...], name: str
+) -> tuple[tuple[PathGlob, frozenset[int]], ...]:
+    """Each glob moved past the segment `name`, without those that can no longer match."""
+    moved = ((glob, glob.advance(states, name)) for glob, states in globs)
+    return tuple((glob, states) for glob, states in moved if states)
 
 
 def literal_glob(relative_path: str) -> str:

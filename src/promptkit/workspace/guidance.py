@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 AGENT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
+_AGENT_ENDINGS = (*AGENT_FILE_NAMES, "copilot-instructions.md")
 _MAX_AGENT_FILES = 8
 _MAX_CONTRIBUTOR_DOCS = 4
 _MAX_WATCH_OUTS_PER_FILE = 24
@@ -82,8 +83,20 @@ def is_agent_file(relative: str) -> bool:
 
 def guidance_files(paths: list[str]) -> list[str]:
     """Agent files (shallowest first), then contributor docs, each list bounded."""
-    agent = sorted(filter(is_agent_file, paths), key=lambda path: (path.count("/"), path))
-    contributing = sorted(path for path in paths if _CONTRIBUTOR_DOC.fullmatch(path))
+    # The cheap tests first: agent files end with a known name or sit under .cursor/rules/,
+    # and contributor docs are at most one folder deep.
+    agent = sorted(
+        (
+            path
+            for path in paths
+            if (path.endswith(_AGENT_ENDINGS) or path.startswith(".cursor/rules/"))
+            and is_agent_file(path)
+        ),
+        key=lambda path: (path.count("/"), path),
+    )
+    contributing = sorted(
+        path for path in paths if path.count("/") <= 1 and _CONTRIBUTOR_DOC.fullmatch(path)
+    )
     return agent[:_MAX_AGENT_FILES] + contributing[:_MAX_CONTRIBUTOR_DOCS]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import islice
 
 from promptkit.workspace.tooling.model import FileReader, one_line
 
@@ -61,6 +62,9 @@ _ENTRY_POINT = re.compile(
     r"(?:(?:crates|packages)/[^/]+/)?src/(?:lib|main)\.rs|(?:src/)?[A-Za-z_]\w*/__init__\.py|"
     r"(?:src/)?[A-Za-z_]\w*/__main__\.py"
 )
+# Every entry point ends so: a cheap test that spares the pattern most paths of a big tree.
+_ENTRY_POINT_ENDINGS = ("main.go", "ts", "tsx", "lib.rs", "main.rs", "__init__.py", "__main__.py")
+_AGENT_FILE_ENDINGS = ("/AGENTS.md", "/CLAUDE.md", "/GEMINI.md")
 _MAX_ENTRY_POINTS = 24
 _NOT_CODE_HOMES = frozenset({"tests", "test", "docs", "examples", "scripts", "benchmarks"})
 
@@ -70,17 +74,27 @@ def is_notable(relative: str) -> bool:
     if "/" not in relative:
         is_root_doc = relative.endswith(".md") and not relative.startswith(("LICENSE", "."))
         return is_root_doc or _NOTABLE_AT_ROOT.fullmatch(relative) is not None
+    # The cheap test first, for the many deep paths of a big tree: notable files are at most
+    # three folders deep (`tests/models/google/conftest.py`), except agent files, which are
+    # notable anywhere.
+    if relative.count("/") > 3 and not relative.endswith(_AGENT_FILE_ENDINGS):
+        return False
     return _NOTABLE_ELSEWHERE.fullmatch(relative) is not None
 
 
 def contributor_docs(paths: list[str]) -> tuple[str, ...]:
     """Docs in the folders written for contributors, each folder's README first, and a
     folder's own contributing guide (`examples/CONTRIBUTING.md`)."""
+    # Both are at most three folders deep (`docs/architecture/layers/x.md`): the cheap test
+    # first, for the many deep paths of a big tree.
     found = [
         path
         for path in paths
-        if _CONTRIBUTOR_DOC.fullmatch(path) is not None
-        or _NESTED_CONTRIBUTING.fullmatch(path) is not None
+        if path.count("/") <= 3
+        and (
+            _CONTRIBUTOR_DOC.fullmatch(path) is not None
+            or _NESTED_CONTRIBUTING.fullmatch(path) is not None
+        )
     ]
     return tuple(
         sorted(
@@ -100,7 +114,9 @@ def entry_points(paths: list[str]) -> tuple[str, ...]:
     found = [
         path
         for path in paths
-        if _ENTRY_POINT.fullmatch(path) is not None and path.split("/", 1)[0] not in _NOT_CODE_HOMES
+        if path.endswith(_ENTRY_POINT_ENDINGS)
+        and _ENTRY_POINT.fullmatch(path) is not None
+        and path.split("/", 1)[0] not in _NOT_CODE_HOMES
     ]
     return tuple(sorted(found, key=lambda path: (path.count("/"), path))[:_MAX_ENTRY_POINTS])
 
@@ -124,7 +140,9 @@ _MAX_SKILL_DESCRIPTION = 70
 
 def agent_skills(paths: list[str], read: FileReader) -> tuple[AgentSkill, ...]:
     """Agent skills by path, with the `description` of their front matter (bounded)."""
-    found = [path for path in paths if _SKILL.fullmatch(path) is not None][:_MAX_SKILLS]
+    found = [
+        path for path in paths if path.endswith("/SKILL.md") and _SKILL.fullmatch(path) is not None
+    ][:_MAX_SKILLS]
     return tuple(
         AgentSkill(path, _skill_description(read(path, _SKILL_READ_LIMIT))) for path in found
     )
@@ -172,12 +190,14 @@ def largest_modules(
     A file that says it is generated (`Code generated ... DO NOT EDIT`, `@generated`) in its
     first bytes is skipped; only the few largest candidates are opened to check.
     """
-    candidates = sorted(
-        (path for path in sizes if is_code(path) and _is_core(path)),
-        key=lambda path: (-sizes[path], path),
+    # Largest first, ties by path (a stable sort of the sorted paths); the tests on each path
+    # run only until enough candidates are found, not over every file of a big tree.
+    by_size = sorted(sorted(sizes), key=sizes.__getitem__, reverse=True)
+    candidates = islice(
+        (path for path in by_size if is_code(path) and _is_core(path)), _MAX_GENERATED_CHECKS
     )
     chosen: list[str] = []
-    for path in candidates[:_MAX_GENERATED_CHECKS]:
+    for path in candidates:
         head = read(path, _HEAD_BYTES)
         if head is not None and _GENERATED_MARK.search(head) is None:
             chosen.append(path)

@@ -157,11 +157,12 @@ def workspace_fingerprint(
 
 def fingerprint_files(files: Iterable[WorkspaceFile]) -> str:
     """sha256 hex over the sorted (path, size, blob id or mtime) of `files`."""
-    digest = hashlib.sha256()
-    for file in sorted(files, key=lambda item: item.path):
-        version = f"blob:{file.blob_id}" if file.blob_id else f"mtime:{file.mtime_ns}"
-        digest.update(f"{file.path}\0{file.size}\0{version}\n".encode())
-    return digest.hexdigest()
+    # Paths are unique, so sorting the named tuples sorts by path.
+    lines = [
+        f"{path}\0{size}\0blob:{blob_id}\n" if blob_id else f"{path}\0{size}\0mtime:{mtime_ns}\n"
+        for path, size, mtime_ns, blob_id in sorted(files)
+    ]
+    return hashlib.sha256("".join(lines).encode()).hexdigest()
 
 
 def manifest_for_selection(

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from promptkit.errors import PromptValidationError, WorkspaceError
+from promptkit.errors import ArgumentValueError, PromptValidationError, WorkspaceError
 from promptkit.session import (
     Session,
     register_in_memory_slice_type,
@@ -35,7 +35,9 @@ from promptkit.session import (
 )
 from promptkit.workspace.files import (
     DEFAULT_MAX_FILE_BYTES,
+    FileSelection,
     WorkspaceFile,
+    collector_paused,
     resolve_workspace_root,
     select_files,
 )
@@ -54,6 +56,7 @@ __all__ = [
     "is_within",
     "normalize_vfs_path",
     "read_host_text",
+    "record_listing",
     "relist_mounts",
 ]
 
@@ -227,6 +230,30 @@ def list_mount(mount: HostMount) -> VfsMount:
         include=mount.include_glob,
         exclude=mount.exclude_glob,
     )
+    return _listing_of(mount, selection)
+
+
+def record_listing(session: Session, mount: HostMount, selection: FileSelection) -> VfsMount:
+    """Record in `session` the listing of `mount` taken from `selection`, a listing of the
+    mount's directory without globs (the caller's, shared with other uses): what the first use
+    of the mount would list, without listing the workspace again.
+
+    ArgumentValueError when `selection` is not of the mount's directory and size cap.
+    """
+    if selection.root != mount.root() or selection.max_file_bytes != mount.max_file_bytes:
+        raise ArgumentValueError(
+            f"the selection of {selection.root} (files up to {selection.max_file_bytes} bytes)"
+            f" is not a listing of the mount {mount.host_path} (files up to"
+            f" {mount.max_file_bytes} bytes): select the mount's directory with its size cap"
+        )
+    with collector_paused():
+        listing = _listing_of(mount, selection.narrowed(mount.include_glob, mount.exclude_glob))
+    register_vfs_reducers(session)
+    session.dispatch(VfsMountListed(listing))
+    return listing
+
+
+def _listing_of(mount: HostMount, selection: FileSelection) -> VfsMount:
     return VfsMount(
         mount_path=mount.mount_path,
         host_path=str(selection.root),

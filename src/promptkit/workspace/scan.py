@@ -15,16 +15,20 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from promptkit.errors import WorkspaceError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_secrets
-from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, SkipReason, select_files
+from promptkit.workspace.files import (
+    DEFAULT_MAX_FILE_BYTES,
+    SkipReason,
+    collector_paused,
+    select_files,
+)
 from promptkit.workspace.folders import FolderNote, describe_folders
-from promptkit.workspace.globs import PathFilter
 from promptkit.workspace.guidance import WatchOut, as_command, read_guidance
 from promptkit.workspace.landmarks import (
     AgentSkill,
@@ -36,6 +40,7 @@ from promptkit.workspace.landmarks import (
 )
 from promptkit.workspace.manifest import WorkspaceManifest, manifest_for_selection
 from promptkit.workspace.reading import HOST_READER, WorkspaceReader, read_workspace_bytes
+from promptkit.workspace.tally import DirectoryCount, LanguageCount, NameTally, is_code
 from promptkit.workspace.tooling import (
     LOCKFILE_NAMES,
     ToolCommand,
@@ -65,25 +70,6 @@ _log = get_logger("promptkit.workspace")
 _CONFIG_READ_LIMIT = 256 * 1024
 _MAX_CONFIG_FILES = 80
 _MAX_CI_FILES = 20
-_SUBDIRECTORIES_PER_DIRECTORY = 4
-
-
-@dataclass(frozen=True, slots=True)
-class LanguageCount:
-    """How many selected files are in `language`; `is_code` separates code from docs/data."""
-
-    language: str
-    files: int
-    is_code: bool
-
-
-@dataclass(frozen=True, slots=True)
-class DirectoryCount:
-    """Files under a directory (`path` ends with "/"), with its largest subdirectories."""
-
-    path: str
-    files: int
-    subdirectories: tuple[DirectoryCount, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,34 +147,42 @@ def scan_roots(
     """
     if not roots:
         raise WorkspaceError("scan_roots needs at least one directory to scan")
-    located: dict[str, tuple[Path, str]] = {}
-    sizes: dict[str, int] = {}
+    with collector_paused():
+        return _scan(roots, max_file_bytes, reader)
+
+
+def _scan(
+    roots: Sequence[ScanRoot], max_file_bytes: int, reader: WorkspaceReader
+) -> WorkspaceFacts:
     prefixes: list[tuple[str, Path]] = []
+    shown_paths: list[str] = []
+    file_sizes: list[int] = []
     skipped: Counter[SkipReason] = Counter()
     manifest: WorkspaceManifest | None = None
     for scan_root in roots:
         selection = select_files(scan_root.path, max_file_bytes=max_file_bytes)
         if manifest is None:
             manifest = manifest_for_selection(selection)
-        path_filter = PathFilter.of(scan_root.include, scan_root.exclude)
+        selection = selection.narrowed(scan_root.include, scan_root.exclude)
         prefix = scan_root.prefix.strip("/")
         prefixes.append((prefix, selection.root))
-        for file in selection.files:
-            if path_filter.allows(file.path):
-                shown = f"{prefix}/{file.path}" if prefix else file.path
-                located[shown] = (selection.root, file.path)
-                sizes[shown] = file.size
+        if prefix:
+            shown_paths.extend(f"{prefix}/{file.path}" for file in selection.files)
+        else:
+            shown_paths.extend(file.path for file in selection.files)
+        file_sizes.extend(file.size for file in selection.files)
         skipped.update(dict(selection.skipped))
     assert manifest is not None
-    paths = sorted(located)
+    # One root's files come sorted; several are merged.
+    paths = shown_paths if len(roots) == 1 else sorted(shown_paths)
+    sizes = dict(zip(shown_paths, file_sizes, strict=True))
+    # Deepest prefix first, so a file maps to the root it was listed under.
+    by_prefix = sorted(prefixes, key=lambda item: -len(item[0]))
 
     def locate(shown: str) -> tuple[Path, str] | None:
-        # Listed files map directly; a file the parsers look up by name (a lockfile the size cap
-        # left out) maps through the root whose prefix it is under.
-        found = located.get(shown)
-        if found is not None:
-            return found
-        for prefix, root in sorted(prefixes, key=lambda item: -len(item[0])):
+        # A listed file, or one the parsers look up by name (a lockfile the size cap left out),
+        # maps through the root whose prefix it is under.
+        for prefix, root in by_prefix:
             if not prefix:
                 return root, shown
             if shown.startswith(prefix + "/"):
@@ -206,17 +200,20 @@ def scan_roots(
             return None
         return redact_secrets(raw.decode("utf-8", errors="replace"))
 
+    present = frozenset(paths)
+    tally = NameTally(paths)
     configs = config_files(paths)[:_MAX_CONFIG_FILES]
     lockfiles = _lockfiles(locate, {config.rpartition("/")[0] for config in configs})
-    collector = ToolingCollector(present=frozenset(paths) | lockfiles, read=read)
+    collector = ToolingCollector(present=present | lockfiles, read=read)
     for relative in configs:
         parse_config_file(collector, relative)
     workflows: list[Workflow] = []
-    for relative in sorted(filter(_is_ci_file, paths))[:_MAX_CI_FILES]:
+    ci_files = sorted(path for path in paths if path.count("/") <= 2 and _is_ci_file(path))
+    for relative in ci_files[:_MAX_CI_FILES]:
         text = read(relative)
         if text is not None:
             workflows.append(parse_workflow(relative, text))
-    _add_ci_checks(collector, workflows, frozenset(paths), read)
+    _add_ci_checks(collector, workflows, present, read)
     guidance = read_guidance(paths, read)
     for documented in guidance.commands:
         collector.add(
@@ -232,9 +229,9 @@ def scan_roots(
         manifest=manifest,
         file_count=len(paths),
         skipped=tuple(sorted(skipped.items())),
-        root_file_count=sum(1 for p in paths if "/" not in p),
-        languages=_languages(paths),
-        layout=_layout(paths),
+        root_file_count=tally.root_file_count,
+        languages=tally.languages(),
+        layout=tally.layout(),
         notable_files=tuple(
             sorted(
                 {p for p in paths if is_notable(p)} | {p for p in lockfiles if is_notable(p)},
@@ -246,13 +243,15 @@ def scan_roots(
         commands=commands,
         workflows=tuple(workflows),
         watch_outs=guidance.watch_outs,
-        folders=describe_folders(paths, read, _is_code),
+        folders=describe_folders(
+            tally.files_per_folder(), tally.files_per_folder(code_only=True), present, read
+        ),
         guidance_files=guidance.files,
         entry_points=entry_points(paths),
         root_files=tuple(p for p in paths if "/" not in p),
         contributor_docs=contributor_docs(paths),
         skills=agent_skills(paths, read),
-        largest_modules=largest_modules(sizes, read, _is_code),
+        largest_modules=largest_modules(sizes, read, is_code),
     )
 
 
@@ -384,111 +383,3 @@ def _tools_from_ci(workflows: list[Workflow]) -> set[str]:
         for prefix, tool in _CI_TOOLS
         if workflow.path.startswith(prefix)
     }
-
-
-# -- names only: languages, layout, notable files ----------------------------------------------
-
-# Extension (or exact file name) -> (language, is code).
-_LANGUAGES: Mapping[str, tuple[str, bool]] = {
-    **dict.fromkeys((".py", ".pyi", ".pyx"), ("Python", True)),
-    **dict.fromkeys((".js", ".mjs", ".cjs", ".jsx"), ("JavaScript", True)),
-    **dict.fromkeys((".ts", ".mts", ".cts", ".tsx"), ("TypeScript", True)),
-    ".go": ("Go", True),
-    ".rs": ("Rust", True),
-    ".java": ("Java", True),
-    **dict.fromkeys((".kt", ".kts"), ("Kotlin", True)),
-    ".scala": ("Scala", True),
-    ".rb": ("Ruby", True),
-    ".php": ("PHP", True),
-    **dict.fromkeys((".c", ".h"), ("C", True)),
-    **dict.fromkeys((".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx"), ("C++", True)),
-    ".cs": ("C#", True),
-    ".swift": ("Swift", True),
-    **dict.fromkeys((".m", ".mm"), ("Objective-C", True)),
-    **dict.fromkeys((".sh", ".bash", ".zsh"), ("Shell", True)),
-    ".ps1": ("PowerShell", True),
-    ".lua": ("Lua", True),
-    **dict.fromkeys((".pl", ".pm"), ("Perl", True)),
-    ".r": ("R", True),
-    ".jl": ("Julia", True),
-    ".dart": ("Dart", True),
-    **dict.fromkeys((".ex", ".exs"), ("Elixir", True)),
-    **dict.fromkeys((".erl", ".hrl"), ("Erlang", True)),
-    ".hs": ("Haskell", True),
-    **dict.fromkeys((".ml", ".mli"), ("OCaml", True)),
-    **dict.fromkeys((".clj", ".cljs"), ("Clojure", True)),
-    ".zig": ("Zig", True),
-    ".sql": ("SQL", True),
-    ".vue": ("Vue", True),
-    ".svelte": ("Svelte", True),
-    **dict.fromkeys((".html", ".htm"), ("HTML", True)),
-    **dict.fromkeys((".css", ".scss", ".sass", ".less"), ("CSS", True)),
-    ".tf": ("Terraform", True),
-    ".proto": ("Protocol Buffers", True),
-    ".ipynb": ("Jupyter Notebook", True),
-    "Dockerfile": ("Dockerfile", True),
-    "Makefile": ("Makefile", True),
-    **dict.fromkeys((".md", ".markdown"), ("Markdown", False)),
-    ".rst": ("reStructuredText", False),
-    ".txt": ("Text", False),
-    ".toml": ("TOML", False),
-    **dict.fromkeys((".yaml", ".yml"), ("YAML", False)),
-    ".json": ("JSON", False),
-    ".xml": ("XML", False),
-    **dict.fromkeys((".ini", ".cfg"), ("INI", False)),
-    ".csv": ("CSV", False),
-}
-
-
-def _language(relative: str) -> tuple[str, bool] | None:
-    name = relative.rpartition("/")[2]
-    language = _LANGUAGES.get(name)
-    if language is None:
-        dot = name.rfind(".")
-        if dot > 0:
-            language = _LANGUAGES.get(name[dot:].lower())
-    return language
-
-
-def _is_code(relative: str) -> bool:
-    language = _language(relative)
-    return language is not None and language[1]
-
-
-def _languages(paths: list[str]) -> tuple[LanguageCount, ...]:
-    counts: Counter[tuple[str, bool]] = Counter()
-    for relative in paths:
-        language = _language(relative)
-        if language is not None:
-            counts[language] += 1
-    return tuple(
-        LanguageCount(language=language, files=count, is_code=is_code)
-        for (language, is_code), count in sorted(
-            counts.items(), key=lambda item: (-item[1], item[0][0])
-        )
-    )
-
-
-def _layout(paths: list[str]) -> tuple[DirectoryCount, ...]:
-    top: Counter[str] = Counter()
-    second: dict[str, Counter[str]] = {}
-    for relative in paths:
-        parts = relative.split("/", 2)
-        if len(parts) == 1:
-            continue
-        top[parts[0]] += 1
-        if len(parts) == 3:
-            second.setdefault(parts[0], Counter())[parts[1]] += 1
-    return tuple(
-        DirectoryCount(
-            path=f"{name}/",
-            files=count,
-            subdirectories=tuple(
-                DirectoryCount(path=f"{name}/{child}/", files=child_count)
-                for child, child_count in sorted(
-                    second.get(name, Counter()).items(), key=lambda item: (-item[1], item[0])
-                )[:_SUBDIRECTORIES_PER_DIRECTORY]
-            ),
-        )
-        for name, count in sorted(top.items(), key=lambda item: (-item[1], item[0]))
-    )

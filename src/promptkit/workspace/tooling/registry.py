@@ -98,7 +98,11 @@ LOCKFILE_NAMES = (
 
 def config_files(paths: list[str]) -> list[str]:
     """The configuration files among `paths`, shallowest first."""
-    return sorted(filter(_is_config_file, paths), key=lambda path: (path.count("/"), path))
+    # Every configuration file is at most one folder deep (the script folders are top-level).
+    return sorted(
+        (path for path in paths if path.count("/") <= 1 and _is_config_file(path)),
+        key=lambda path: (path.count("/"), path),
+    )
 
 
 def parse_config_file(collector: ToolingCollector, relative: str) -> None:
