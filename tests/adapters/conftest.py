@@ -122,7 +122,8 @@ class Wire:
         if self.name == "chat":
             return str(body["messages"][1]["content"])
         items = body["input"] if self.name == "responses" else body["messages"]
-        return str(items[0]["content"])
+        # Responses takes a conversation that is only the user's text as that text.
+        return items if isinstance(items, str) else str(items[0]["content"])
 
     def system_text(self, body: dict[str, Any]) -> str:
         """The rendered prompt as the request carried it."""
@@ -135,6 +136,8 @@ class Wire:
     def tool_results(self, body: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
         """(call id, content, is_error) of every tool result the request sent back."""
         if self.name == "responses":
+            if isinstance(body["input"], str):  # only the user's text: no results yet
+                return []
             return [
                 (item["call_id"], item["output"], None)
                 for item in body["input"]

@@ -153,3 +153,19 @@ def test_messages_and_conversation_together_are_refused(make_adapter) -> None:
         make_adapter().evaluate(
             PROMPT, session=Session(), messages=[Message.user("a")], conversation="main"
         )
+
+
+@pytest.mark.parametrize("wire", ["responses"], indirect=True)
+def test_responses_sends_a_lone_user_turn_as_input_text_and_a_longer_one_as_items(
+    wire, server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(
+        Reply.tool_calls(ToolCall("weather", {"city": "Oslo"})), Reply.text("It is sunny.")
+    )
+
+    make_adapter().evaluate(PROMPT, session=Session(), user_message="Weather in Oslo?")
+
+    first, second = (request.body["input"] for request in server.requests)
+    assert first == "Weather in Oslo?"
+    assert second[0] == {"role": "user", "content": "Weather in Oslo?"}
+    assert [item.get("type") for item in second[1:]] == ["function_call", "function_call_output"]

@@ -1,9 +1,12 @@
 """`run_evaluation`: every case under each override tag, compared; failures are per case."""
 
-import itertools
 from typing import Any
 
+import pytest
+
 from promptkit.adapters.response import PromptResponse
+from promptkit.clock import FakeClock
+from promptkit.errors import ArgumentTypeError
 from promptkit.evals import (
     Case,
     Contains,
@@ -15,7 +18,7 @@ from promptkit.evals import (
 )
 from promptkit.evals.report import percentile
 from promptkit.overrides import LocalPromptOverridesStore
-from promptkit.testing import FakeProviderServer, Reply, Usage
+from promptkit.testing import FakeProviderServer, RecordedRequest, Reply, Usage
 from promptkit.testing.script import reply_script_from
 
 from .conftest import (
@@ -148,20 +151,33 @@ def test_structured_output_is_scored_field_by_field(server: FakeProviderServer):
 
 
 def test_latencies_come_from_the_injected_clock(server: FakeProviderServer):
-    server.respond_with(reply_script_from({"default": {"text": "Paris"}}).reply_to)
-    ticks = itertools.count(0.0, 0.5)
+    clock = FakeClock()
+
+    def answer_half_a_second_later(request: RecordedRequest) -> Reply:
+        clock.advance(0.5)
+        return Reply.text("Paris")
+
+    server.respond_with(answer_half_a_second_later)
 
     report = run_evaluation(
-        CAPITAL_PROMPT,
-        CASES,
-        openai_adapter(server),
-        [ExactMatch()],
-        concurrency=1,
-        clock=lambda: next(ticks),
+        CAPITAL_PROMPT, CASES, openai_adapter(server), [ExactMatch()], concurrency=1, clock=clock
     )
 
     assert [r.latency_s for r in report.results] == [0.5, 0.5]
+    assert report.duration_s == 1.0
     assert report.summary("latest").latency_s == {"p50": 0.5, "p90": 0.5, "p99": 0.5}
+
+
+def test_a_clock_that_is_not_a_promptkit_clock_is_refused(server: FakeProviderServer):
+    with pytest.raises(ArgumentTypeError, match="clock must be a promptkit Clock"):
+        run_evaluation(
+            CAPITAL_PROMPT,
+            CASES,
+            openai_adapter(server),
+            [ExactMatch()],
+            clock=lambda: 0.0,  # type: ignore[arg-type]
+        )
+    assert server.request_count == 0
 
 
 def test_percentile_interpolates_between_ranks():

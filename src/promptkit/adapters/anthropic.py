@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit.adapters.base import WireAdapter
@@ -233,15 +234,7 @@ class MessagesCodec(WireCodec):
             ),
             refusal=(text or None) if refused else None,
             model=response.model,
-            replay=(
-                {
-                    "role": "assistant",
-                    "content": [
-                        declared_only(block.to_dict(mode="json"), _content_block_type())
-                        for block in blocks
-                    ],
-                },
-            ),
+            replay=partial(_replayed_message, blocks),
         )
 
     def tool_results(self, replies: Sequence[ToolReply]) -> list[Mapping[str, Any]]:
@@ -278,7 +271,8 @@ def _messages_shape() -> ReplyShape:
     return ReplyShape("messages", Message, ("content",))
 
 
-def _content_block_type() -> Any:
+def _replayed_message(blocks: Sequence[Any]) -> tuple[Mapping[str, Any], ...]:
     from anthropic.types import ContentBlockParam
 
-    return ContentBlockParam
+    content = [declared_only(block.to_dict(mode="json"), ContentBlockParam) for block in blocks]
+    return ({"role": "assistant", "content": content},)

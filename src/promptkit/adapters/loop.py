@@ -227,7 +227,7 @@ def tool_loop(
                 " only the JSON it asks for."
             )
             tally.messages.append(retry)
-            conversation = conversation.extended([*turn.replay, *wire_items(codec.api, [retry])])
+            conversation = conversation.extended([*turn.replay(), *wire_items(codec.api, [retry])])
             continue
         if len(turn.tool_calls) > MAX_TOOL_CALLS_PER_REPLY:
             raise ToolLoopLimitError(
@@ -285,7 +285,7 @@ def tool_loop(
                     f" {record.duration.total_seconds():.1f}s)"
                 )
             replies.append(ToolReply(call, record.result.message, is_error=not record.success))
-        conversation = conversation.extended([*turn.replay, *codec.tool_results(replies)])
+        conversation = conversation.extended([*turn.replay(), *codec.tool_results(replies)])
 
 
 def _assistant_message(turn: ModelTurn) -> Message:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit.adapters.base import WireAdapter
@@ -257,7 +258,9 @@ class ResponsesCodec(WireCodec):
         schema_format = native_output_format(rendered, self.native_output)
         if schema_format is not None:
             fixed["text"] = {"format": {"type": "json_schema", **schema_format.to_json()}}
-        return WireConversation(fixed, "input", ({"role": "user", "content": user_message},))
+        return WireConversation(
+            fixed, "input", ({"role": "user", "content": user_message},), takes_lone_text=True
+        )
 
     def read(self, response: Any) -> ModelTurn:
         failure = response.error
@@ -300,12 +303,7 @@ class ResponsesCodec(WireCodec):
             ),
             refusal=refusal or None,
             model=response.model,
-            # The documented way to continue without server-side state: send the output back,
-            # as the request declares input items (a response item may carry more).
-            replay=tuple(
-                declared_only(item.to_dict(mode="json"), _input_item_type())
-                for item in response.output
-            ),
+            replay=partial(_replayed_items, response.output),
         )
 
     def tool_results(self, replies: Sequence[ToolReply]) -> list[Mapping[str, Any]]:
@@ -373,9 +371,9 @@ class ChatCompletionsCodec(WireCodec):
             )
             for call in function_calls
         )
-        replay: dict[str, Any] = {"role": "assistant", "content": message.content}
+        replayed: dict[str, Any] = {"role": "assistant", "content": message.content}
         if function_calls:
-            replay["tool_calls"] = [
+            replayed["tool_calls"] = [
                 {
                     "id": call.id,
                     "type": "function",
@@ -388,7 +386,7 @@ class ChatCompletionsCodec(WireCodec):
             tool_calls=calls,
             usage=chat_usage(response.usage),
             model=response.model,
-            replay=(replay,),
+            replay=lambda: (replayed,),
             finish_reason=normalised_finish_reason(
                 truncated_by=choice.finish_reason if truncated else None,
                 refused=bool(message.refusal),
@@ -452,7 +450,11 @@ def _chat_shape() -> ReplyShape:
     return ReplyShape("chat", ChatCompletion, ("choices",))
 
 
-def _input_item_type() -> Any:
+def _replayed_items(output: Sequence[Any]) -> tuple[Mapping[str, Any], ...]:
+    # The documented way to continue without server-side state: send the output back, as the
+    # request declares input items (a response item may carry more).
     from openai.types.responses import ResponseInputItemParam
 
-    return ResponseInputItemParam
+    return tuple(
+        declared_only(item.to_dict(mode="json"), ResponseInputItemParam) for item in output
+    )

@@ -4,10 +4,10 @@ One `invoke_agent {prompt}` span per evaluation (under an `optimize {prompt}` sp
 writes a workspace digest), a `chat {model}` span per provider request
 (model asked for and answering, token usage, finish reason) and an `execute_tool {name}` span
 per tool call, children of the evaluation's. Only `opentelemetry-api` is used, imported when an
-evaluation starts: until the application installs and configures an SDK the API hands out
-non-recording spans, so nothing is recorded and almost nothing spent; without the package at
-all, tracing is off. Spans are never made "current" (an evaluation may run inside a generator
-or on worker threads), so parents are passed explicitly.
+evaluation starts: until the application installs a tracer provider (an SDK) no span is made,
+since the API's would record nothing; without the package at all, tracing is off. Spans are
+never made "current" (an evaluation may run inside a generator or on worker threads), so
+parents are passed explicitly.
 
 Message content (the user turn, the answer, tool arguments and results) is recorded only when
 the application opts in with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, and it
@@ -49,7 +49,7 @@ class EvaluationTrace:
     ) -> None:
         self._provider = provider
         self._model = model
-        self._content = captures_content()
+        self._content = False
         self._trace: Any = None
         self._span: Any = None
         if not enabled:
@@ -58,6 +58,11 @@ class EvaluationTrace:
             from opentelemetry import trace
         except ImportError:  # the API is a dependency, but an application may have removed it
             return
+        if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+            # No SDK installed yet: its spans would record nothing, so none are made (an
+            # evaluation is often one of thousands in a run). The next one checks again.
+            return
+        self._content = captures_content()
         self._trace = trace
         tracer = trace.get_tracer(_TRACER_NAME)
         self._span = tracer.start_span(

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from promptkit.errors import ArgumentValueError
+from promptkit.clock import SYSTEM_CLOCK, Clock
+from promptkit.errors import ArgumentTypeError, ArgumentValueError
 from promptkit.evals.dataset import Case, Dataset
 from promptkit.evals.evaluators import Evaluator, ScoreFunction, as_evaluator
 from promptkit.evals.report import CaseResult, EvaluationReport, EvaluatorResult
@@ -49,10 +49,11 @@ def run_evaluation(
     deadline: float | timedelta | None = None,
     max_tool_rounds: int = 16,
     on_result: ResultListener | None = None,
-    clock: Callable[[], float] = time.monotonic,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> EvaluationReport:
     """Evaluate `prompt` on every case of `dataset` under each override `tag` and score the
-    replies with `evaluators`; see `EvaluationReport`. `deadline` bounds each case's evaluation.
+    replies with `evaluators`; see `EvaluationReport`. `deadline` bounds each case's evaluation;
+    `clock` times the cases and the run (a `FakeClock` in tests).
 
     Ctrl-C stops the run: the report then holds the cases that finished, with `interrupted`
     set. Must be called outside a running event loop; use `arun_evaluation` inside one.
@@ -89,7 +90,7 @@ async def arun_evaluation(
     deadline: float | timedelta | None = None,
     max_tool_rounds: int = 16,
     on_result: ResultListener | None = None,
-    clock: Callable[[], float] = time.monotonic,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> EvaluationReport:
     """`run_evaluation` for asyncio; a cancellation stops the cases in flight and propagates."""
     run = _Run(
@@ -125,11 +126,15 @@ class _Run:
         deadline: float | timedelta | None,
         max_tool_rounds: int,
         on_result: ResultListener | None,
-        clock: Callable[[], float],
+        clock: Clock,
     ) -> None:
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise ArgumentValueError(
                 f"concurrency must be an int of 1 or more, got {concurrency!r}"
+            )
+        if not isinstance(clock, Clock):
+            raise ArgumentTypeError(
+                f"clock must be a promptkit Clock (SYSTEM_CLOCK or a FakeClock), got {clock!r}"
             )
         self.prompt = prompt
         self.dataset = dataset
@@ -143,7 +148,9 @@ class _Run:
         self.on_result = on_result
         self.clock = clock
         self.results: list[CaseResult] = []
-        self.started = clock()
+        self.started = clock.monotonic()
+        # Bound once per run: the module's lazy logger would build a new one for every case.
+        self.log = _log.bind()
 
     async def execute(self) -> None:
         from promptkit.adapters.base import WireAdapter
@@ -163,7 +170,7 @@ class _Run:
         for tag, case in pairs:
             result = await self._run_case(tag, case)
             self.results.append(result)
-            _log.info(
+            self.log.info(
                 "evaluation_case_finished",
                 case=result.case_id,
                 override_tag=tag,
@@ -176,7 +183,7 @@ class _Run:
     async def _run_case(self, tag: str, case: Case) -> CaseResult:
         from promptkit.session import Session
 
-        started = self.clock()
+        started = self.clock.monotonic()
         try:
             response = await self.adapter.aevaluate(
                 self.prompt,
@@ -198,10 +205,10 @@ class _Run:
                 input_tokens=None if usage is None else usage.input_tokens,
                 output_tokens=None if usage is None else usage.output_tokens,
                 cost=_cost_of(usage),
-                latency_s=self.clock() - started,
+                latency_s=self.clock.monotonic() - started,
                 location=case.location,
             )
-        latency = self.clock() - started
+        latency = self.clock.monotonic() - started
         evaluations = [
             await self._score(evaluator, case, response) for evaluator in self.evaluators
         ]
@@ -250,7 +257,7 @@ class _Run:
             invalid_cases=self.dataset.invalid,
             evaluators=tuple(evaluator.name for evaluator in self.evaluators),
             interrupted=interrupted,
-            duration_s=self.clock() - self.started,
+            duration_s=self.clock.monotonic() - self.started,
         )
 
 
