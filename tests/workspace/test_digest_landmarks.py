@@ -254,6 +254,7 @@ def test_shared_fixtures_pr_template_and_migration_guides_are_named(
         tmp_path,
         {
             "tests/models/conftest.py": "import pytest\n",
+            "tests/models/google/conftest.py": "import pytest\n",
             ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md": "## Summary\n",
             "docs/migration/upgrade-to-v2.md": "# Upgrading\n",
             "examples/CONTRIBUTING.md": "# Adding an example\n",
@@ -264,6 +265,7 @@ def test_shared_fixtures_pr_template_and_migration_guides_are_named(
 
     assert set(facts.notable_files) >= {
         "tests/models/conftest.py",
+        "tests/models/google/conftest.py",
         ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md",
         "docs/migration/upgrade-to-v2.md",
     }
@@ -349,3 +351,30 @@ def test_an_inner_folder_keeps_the_start_of_its_description(tmp_path: Path, writ
         "  - `packages/acme/` (2 files): The Acme provider for the SDK contains language model"
         " support for the…\n"
     ) in digest
+
+
+def test_the_main_package_is_shown_by_the_folders_in_its_src(tmp_path: Path, write: Writer) -> None:
+    files = {f"packages/core/src/runner/m{index}.ts": "export {}\n" for index in range(6)}
+    files |= {f"packages/core/src/tools/t{index}.ts": "export {}\n" for index in range(3)}
+    files |= {"packages/core/test/a.test.ts": "export {}\n", "packages/web/src/index.ts": "1\n"}
+    write_all(write, tmp_path, files)
+
+    digest = digest_of(tmp_path)
+
+    assert (
+        "  - `packages/core/` (10 files)\n    - `packages/core/src/runner/` (6 files)\n" in digest
+    )
+    assert "`packages/core/src/` (" not in digest
+
+
+def test_a_folder_named_for_docs_or_tests_is_not_taken_for_the_main_code(
+    tmp_path: Path, write: Writer
+) -> None:
+    files = {f"docs_src/topic{index}/example.py": "x = 1\n" for index in range(8)}
+    files |= {f"src/shop/part{index}/module.py": "x = 1\n" for index in range(3)}
+    write_all(write, tmp_path, files)
+
+    folders = [note.path for note in scan_workspace(tmp_path).folders]
+
+    assert "src/shop/" in folders
+    assert not [folder for folder in folders if folder.startswith("docs_src/topic")]

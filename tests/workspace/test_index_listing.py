@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from promptkit.workspace import select_files
+from promptkit.workspace import is_credential_file_name, select_files
 from promptkit.workspace.files import begin_selection
 from promptkit.workspace.git_index import vouched_entries
 from promptkit.workspace.globs import PathFilter, PathGlob
@@ -164,3 +164,29 @@ def test_a_filter_allows_what_its_globs_say_whatever_it_saw_before(
     )
     included = not include or any(PathGlob.compile(glob).matches(path) for glob in include)
     assert path_filter.allows(path) == (included and not excluded)
+
+
+# -- names alone -------------------------------------------------------------------------------
+
+CREDENTIAL_SHAPES = (
+    ".env.{}",
+    "{}.pem",
+    "{}.KEY",
+    "id_rsa{}",
+    "client_secret{}.json",
+    "{}.tfstate.{}",
+    "Secrets.yml",
+)
+TEXT = st.text(alphabet="abcXYZ._-0123456789", max_size=8)
+
+
+@given(shape=st.sampled_from(CREDENTIAL_SHAPES), filler=TEXT)
+def test_a_name_of_a_credential_shape_is_a_credential_whatever_fills_it(
+    shape: str, filler: str
+) -> None:
+    assert is_credential_file_name(shape.format(filler, filler))
+
+
+@given(name=st.text(alphabet="abcxyz0123", min_size=1, max_size=12))
+def test_a_plain_name_is_not_a_credential(name: str) -> None:
+    assert not is_credential_file_name(name)

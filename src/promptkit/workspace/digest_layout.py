@@ -93,26 +93,33 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:
 def _folders(facts: WorkspaceFacts) -> list[DigestLine]:
     """A line per notable folder, in walking order; where a folder's children have lines of
     their own, the rest of its children follow them, in a few short lines."""
-    parents = {note.path.rstrip("/").rpartition("/")[0] + "/" for note in facts.folders}
+    paths = [note.path for note in facts.folders]
+    # A folder's level is how many folders with lines of their own hold it (a package's
+    # `src/` may be passed over on the way to its folders).
+    above = {
+        path: [other for other in paths if other != path and path.startswith(other)]
+        for path in paths
+    }
+    parents = {max(holders, key=len) for holders in above.values() if holders}
     lines: list[DigestLine] = []
     pending: list[tuple[str, list[DigestLine]]] = []
     for rank, folder in enumerate(facts.folders):
         while pending and not folder.path.startswith(pending[-1][0]):
             lines.extend(pending.pop()[1])
-        depth = folder.path.count("/")
+        level = len(above[folder.path])
         # Inside a folder, siblings' descriptions run alike ("The X provider for..."): the
         # start tells them apart.
-        about = one_line(folder.purpose, _MAX_INNER_PURPOSE) if depth > 1 else folder.purpose
+        about = one_line(folder.purpose, _MAX_INNER_PURPOSE) if level else folder.purpose
         purpose = f": {plain(about)}" if about else ""
-        if depth == 1 and folder.source and folder.source.lower().endswith((".md", ".rst")):
+        if not level and folder.source and folder.source.lower().endswith((".md", ".rst")):
             purpose += f" ({code_span(folder.source)})"  # a top-level folder's own guide
-        indent = "  " * (depth - 1)
+        indent = "  " * level
         inside = ""
         # Inside a package, `src/` and `tests/` say nothing; named folders say what it holds.
         telling = [
             child
             for child in folder.subfolders
-            if depth == 1
+            if not level
             or (not folder.purpose and child.rstrip("/").rpartition("/")[2] not in _CONVENTIONAL)
         ]
         if folder.path not in parents and telling:
@@ -121,11 +128,12 @@ def _folders(facts: WorkspaceFacts) -> list[DigestLine]:
         size = count_of(folder.files, "file")
         text = f"{indent}- {code_span(folder.path)} ({size}{inside}){purpose}"
         base = 82 if folder.purpose else 70
-        priority = base - min(rank, 40) * 0.5 - (depth - 1) * 4
+        priority = base - min(rank, 40) * 0.5 - level * 4
         lines.append(DigestLine("Layout", priority, text))
         if folder.path in parents and folder.subfolders:
             label = f"{indent}  - More in {code_span(folder.path)}"
-            pending.append((folder.path, _catalogue(label, folder.subfolders, 58 - depth * 4)))
+            more = _catalogue(label, folder.subfolders, 54 - level * 4)
+            pending.append((folder.path, more))
     while pending:
         lines.extend(pending.pop()[1])
     return lines

@@ -56,6 +56,27 @@ _CREDENTIAL_NAME_GLOBS = (
 )
 _CREDENTIAL_NAME = re.compile("|".join(fnmatch.translate(glob) for glob in _CREDENTIAL_NAME_GLOBS))
 
+
+def _literal_parts(
+    globs: tuple[str, ...],
+) -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...], re.Pattern[str]]:
+    """What a name must have to match one of `globs` (lower case, `*` their only wildcard):
+    be a glob without a star, start with the text before a glob's first star, end with the text
+    after its last star, or, for a glob with a star at both ends, contain the text between.
+    A test of these is never wrong to say no, and spares the pattern almost every name of a
+    large tree."""
+    exact = frozenset(glob for glob in globs if "*" not in glob)
+    starts = tuple(glob.split("*")[0] for glob in globs if "*" in glob and glob[0] != "*")
+    ends = tuple(glob.rsplit("*", 1)[1] for glob in globs if glob[0] == "*" and glob[-1] != "*")
+    inner = [glob.strip("*") for glob in globs if len(glob) > 1 and glob[0] == glob[-1] == "*"]
+    # With no glob starred at both ends, "(?!)": a pattern that matches nothing.
+    return exact, starts, ends, re.compile("|".join(map(re.escape, inner)) or "(?!)")
+
+
+_CREDENTIAL_EXACT, _CREDENTIAL_STARTS, _CREDENTIAL_ENDS, _CREDENTIAL_INNER = _literal_parts(
+    _CREDENTIAL_NAME_GLOBS
+)
+
 # Known binary formats are left out without being opened.
 # fmt: off
 _BINARY_SUFFIXES = frozenset({
@@ -77,7 +98,15 @@ _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 def is_credential_file_name(name: str) -> bool:
     """Whether a file called `name` (no directory) holds credentials by convention."""
-    return _CREDENTIAL_NAME.match(name.lower()) is not None
+    lowered = name.lower()
+    if not (
+        lowered in _CREDENTIAL_EXACT
+        or lowered.startswith(_CREDENTIAL_STARTS)
+        or lowered.endswith(_CREDENTIAL_ENDS)
+        or _CREDENTIAL_INNER.search(lowered) is not None
+    ):
+        return False
+    return _CREDENTIAL_NAME.match(lowered) is not None
 
 
 def has_binary_suffix(name: str) -> bool:

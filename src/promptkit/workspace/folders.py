@@ -55,7 +55,7 @@ def describe_folders(
 ) -> tuple[FolderNote, ...]:
     """Notes for the top-level folders and those inside the one holding most of the code.
 
-    `files` and `code` count the files (and the code files) under each folder, three levels
+    `files` and `code` count the files (and the code files) under each folder, four levels
     deep ("src/", "src/promptkit/", ...); `present` holds every listed path. Ordered as a
     reader walks them: each top-level folder, its inner folders right after it.
     """
@@ -89,7 +89,12 @@ def _inner_folders(top: list[str], files: Counter[str], code: Counter[str]) -> l
     """Children (and grandchildren, under a dominant child) of the folder with most code."""
     candidates = [folder for folder in top if code[folder]]
     # Tests, docs and examples often outnumber the code they exercise; look there last.
-    primary = [folder for folder in candidates if folder.rstrip("/").lower() not in _SECONDARY]
+    # `docs_src/` and `integration-tests/` are docs and tests too: their name's words say so.
+    primary = [
+        folder
+        for folder in candidates
+        if not any(word in _SECONDARY for word in re.split(r"[_\-.]", folder.rstrip("/").lower()))
+    ]
     candidates = primary or candidates
     if not candidates:
         return []
@@ -99,8 +104,12 @@ def _inner_folders(top: list[str], files: Counter[str], code: Counter[str]) -> l
         return []
     main = max(chosen, key=lambda child: (code[child], child))
     if code[main] >= _DOMINANT_SHARE * code[heaviest]:
+        # A package keeps its code under `src/`: the folders there say what it holds.
+        source = f"{main}src/"
+        in_source = code[source] >= _DOMINANT_SHARE * code[main] and _children(source, files)
+        inner = source if in_source else main
         position = chosen.index(main) + 1
-        chosen[position:position] = _children(main, files)[:_MAX_INNER]
+        chosen[position:position] = _children(inner, files)[:_MAX_INNER]
     return chosen
 
 

@@ -182,7 +182,8 @@ def as_command(line: str) -> str | None:
     if not words:
         return None
     head = words[0]
-    is_script = head.startswith(("./", "scripts/", "script/")) and "/" in head
+    # A script's path, not a folder's (`scripts/` alone names the folder).
+    is_script = head.startswith(("./", "scripts/", "script/")) and not head.endswith("/")
     if len(words) < 2 and not is_script:
         return None
     return line if head in _COMMAND_HEADS or is_script else None

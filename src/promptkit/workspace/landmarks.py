@@ -75,8 +75,9 @@ def is_notable(relative: str) -> bool:
         is_root_doc = relative.endswith(".md") and not relative.startswith(("LICENSE", "."))
         return is_root_doc or _NOTABLE_AT_ROOT.fullmatch(relative) is not None
     # The cheap test first, for the many deep paths of a big tree: notable files are at most
-    # two folders deep, except agent files, which are notable anywhere.
-    if relative.count("/") > 2 and not relative.endswith(_AGENT_FILE_ENDINGS):
+    # three folders deep (`tests/models/google/conftest.py`), except agent files, which are
+    # notable anywhere.
+    if relative.count("/") > 3 and not relative.endswith(_AGENT_FILE_ENDINGS):
         return False
     return _NOTABLE_ELSEWHERE.fullmatch(relative) is not None
 

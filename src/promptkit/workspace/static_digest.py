@@ -320,7 +320,8 @@ def _is_runnable(line: str) -> bool:
 def _watch_outs(facts: WorkspaceFacts) -> list[DigestLine]:
     # A rule from an agent file, or one that names code (a command, a path), is about the work;
     # a contributor guide's other rules are often about its process (issues, labels, sign-off),
-    # which matters less to a code change: those only fill room that is left over.
+    # which matters less to a code change: those only fill room that is left over, after the
+    # first lines of the command catalogues.
     def is_work(watch_out: WatchOut) -> bool:
         return "`" in watch_out.text or is_agent_file(watch_out.source)
 
@@ -329,6 +330,6 @@ def _watch_outs(facts: WorkspaceFacts) -> list[DigestLine]:
     for rank, watch_out in enumerate(ordered[:_MAX_WATCH_OUTS]):
         text = f"- {plain(watch_out.text)} ({plain(watch_out.source)})"
         work = is_work(watch_out)
-        priority = (72 if work else 45) - min(rank, 40)
+        priority = 72 - min(rank, 40) if work else 30 - min(rank, 20) * 0.5
         lines.append(DigestLine("Watch-outs", priority, text, in_share=work))
     return lines

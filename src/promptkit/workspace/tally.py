@@ -14,8 +14,9 @@ from dataclasses import dataclass
 __all__ = ["DirectoryCount", "LanguageCount", "NameTally"]
 
 _SUBDIRECTORIES_PER_DIRECTORY = 4
-# Folder counts go this many levels deep (`src/promptkit/workspace/`).
-_FOLDER_DEPTH = 3
+# Folder counts go this many levels deep: a monorepo package's folders are under its `src/`
+# (`packages/core/src/runner/`).
+_FOLDER_DEPTH = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +167,7 @@ class NameTally:
         )
 
     def files_per_folder(self, *, code_only: bool = False) -> Counter[str]:
-        """Files under each folder ("a/", "a/b/", "a/b/c/": three levels deep), counting
+        """Files under each folder ("a/", "a/b/", ..., "a/b/c/d/": four levels deep), counting
         only code with `code_only`."""
         counts: Counter[str] = Counter()
         for (folder, kind), count in self._counts.items():
