@@ -166,6 +166,21 @@ def test_a_ci_line_that_only_asks_for_help_is_not_a_canonical_check(
     assert commands == ["ruff check ."]
 
 
+def test_a_documented_command_with_other_options_than_ci_is_not_said_to_run_in_ci(
+    tmp_path: Path, write: Writer
+) -> None:
+    write(tmp_path, "Cargo.toml", '[package]\nname = "demo"\nversion = "0.1.0"\n')
+    write(tmp_path, "CONTRIBUTING.md", "Fix lints with `cargo clippy --fix --allow-dirty`.\n")
+    write(
+        tmp_path, ".github/workflows/ci.yml", workflow("cargo clippy --all-targets -- -D warnings")
+    )
+
+    standings = {c.command: c.standing for c in scan_workspace(tmp_path).commands}
+
+    assert standings["cargo clippy --all-targets -- -D warnings"] == "ci"
+    assert standings["cargo clippy --fix --allow-dirty"] == "documented"
+
+
 def test_process_rules_only_fill_room_that_is_left_over(tmp_path: Path, write: Writer) -> None:
     rules = "".join(
         f"- Please always open an issue before a pull request number {index}.\n"

@@ -52,14 +52,25 @@ def command_words(command: str) -> tuple[str, ...]:
     return tuple(words)
 
 
-def runs(line: str, words: tuple[str, ...]) -> bool:
-    """Whether the shell `line` runs the command whose words are `words` (as one segment)."""
+def runs(line: str, words: tuple[str, ...], flags: frozenset[str] = frozenset()) -> bool:
+    """Whether the shell `line` runs the command whose words are `words` (as one segment),
+    with at least the options `flags` (see `command_flags`)."""
     if not words:
         return False
     for segment in _SEGMENT_BREAK.split(line):
-        if command_words(segment)[: len(words)] == words:
+        if command_words(segment)[: len(words)] == words and flags <= command_flags(segment):
             return True
     return False
+
+
+def command_flags(command: str) -> frozenset[str]:
+    """The options `command` gives, by name (`--fix`, `-D`; a value after `=` left off): a
+    line that runs `cargo clippy --fix` does something else than one that runs `cargo clippy`."""
+    return frozenset(
+        word.split("=", 1)[0]
+        for word in _CD_PREFIX.sub("", command.strip()).split()
+        if word.startswith("-") and word != "--"
+    )
 
 
 def rank_commands(
@@ -202,20 +213,25 @@ def _without_covered_defaults(commands: list[ToolCommand]) -> list[ToolCommand]:
 
 
 def _standing(command: ToolCommand, ci_lines: list[str], doc_lines: list[str]) -> CommandStanding:
-    spellings = [command_words(spelling) for spelling in (command.command, *command.aliases)]
+    # A CI or doc line stands for the command only if it gives the command's options too: CI
+    # running `cargo clippy -- -D warnings` does not make `cargo clippy --fix` canonical.
+    spellings = [
+        (command_words(spelling), command_flags(spelling))
+        for spelling in (command.command, *command.aliases)
+    ]
     directory = _CD_PREFIX.match(command.command)
     if directory is not None:
         # A package's `pnpm test` is not what a root-level `pnpm test` line runs.
         folder = directory.group(0).split()[1]
         ci_lines = [line for line in ci_lines if folder in line]
         doc_lines = [line for line in doc_lines if folder in line]
-    if any(runs(line, words) for line in ci_lines for words in spellings):
+    if any(runs(line, words, flags) for line in ci_lines for words, flags in spellings):
         return "ci"
     if command.standing == "documented" or any(
-        runs(line, words) for line in doc_lines for words in spellings
+        runs(line, words, flags) for line in doc_lines for words, flags in spellings
     ):
         return "documented"
-    words = spellings[0]
+    words = spellings[0][0]
     is_bare = len(words) == 2 and words[0] in _RUNNERS and words[1] in _BARE_TARGETS
     if is_bare and command.standing == "listed":
         return "bare-target"
