@@ -329,6 +329,21 @@ def test_scan_detects_cargo_and_go_projects(tmp_path: Path, write: Writer) -> No
     )
 
 
+def test_projects_alike_in_all_but_name_share_one_line(tmp_path: Path, write: Writer) -> None:
+    manifest = '[project]\nname = "{}"\nrequires-python = ">=3.10"\n'
+    for name in ("core", "cli", "evals"):
+        write(tmp_path, f"{name}/pyproject.toml", manifest.format(name))
+    write(tmp_path, "legacy/pyproject.toml", '[project]\nname = "legacy"\n')
+
+    facts = scan_workspace(tmp_path)
+
+    assert facts.projects == (
+        "Python project `legacy` (legacy/pyproject.toml)",
+        "Python projects `cli`, `core`, `evals` (requires-python >=3.10; cli/pyproject.toml,"
+        " core/pyproject.toml, evals/pyproject.toml)",
+    )
+
+
 def test_scan_reads_gitlab_script_lists(tmp_path: Path, write: Writer) -> None:
     write(
         tmp_path,

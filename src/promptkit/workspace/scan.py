@@ -238,7 +238,7 @@ def _scan(
                 key=lambda p: (p.count("/"), p),
             )
         ),
-        projects=tuple(sorted(set(collector.projects))),
+        projects=collector.project_lines(),
         tools=tuple(sorted(collector.tools | _tools_from_ci(workflows))),
         commands=commands,
         workflows=tuple(workflows),

@@ -1,6 +1,7 @@
 """`ToolingCollector`: what the parsers of one scan found, gathered in one place.
 
-Parsers record tools, commands and one-line project descriptions here. A command is either
+Parsers record tools, commands and projects here; projects of one kind that share every fact
+(a monorepo's Python packages alike in all but name) are described on one line. A command is either
 written in a file (`add`) or inferred from a tool's configuration (`add_default`): an inferred
 command is only ever offered for a tool the repository configures, and never for a
 subdirectory's package, where the root's commands already cover it.
@@ -8,9 +9,9 @@ subdirectory's package, where the root's commands already cover it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from promptkit.workspace.tooling.model import (
     CommandPurpose,
@@ -20,7 +21,20 @@ from promptkit.workspace.tooling.model import (
     one_line,
 )
 
-__all__ = ["ToolingCollector"]
+__all__ = ["ProjectFact", "ToolingCollector"]
+
+# A merged project line names this many sources, then says how many more.
+_SOURCES_SHOWN = 4
+
+
+class ProjectFact(NamedTuple):
+    """One project a manifest declares: its kind ("Python project"), name, facts and file."""
+
+    kind: str
+    name: str | None
+    facts: tuple[str, ...]
+    source: str
+
 
 _PYTHON_LOCKFILES = (
     ("uv.lock", "uv run "),
@@ -49,7 +63,7 @@ class ToolingCollector:
     read: FileReader
     tools: set[str] = field(default_factory=set)
     commands: list[ToolCommand] = field(default_factory=list)
-    projects: list[str] = field(default_factory=list)
+    projects: list[ProjectFact] = field(default_factory=list)
 
     def add(
         self,
@@ -83,10 +97,20 @@ class ToolingCollector:
         """Whether `name` is in `directory` or at the root (a workspace's shared lockfile)."""
         return self.has(directory, name) or self.has("", name)
 
-    def project(self, description: str) -> None:
-        """Record a one-line description of a project found in the workspace."""
-        # Names come from the files: bounded so one odd manifest cannot crowd out the digest.
-        self.projects.append(one_line(description, 160) or description)
+    def project(self, kind: str, name: object, facts: Sequence[str], source: str) -> None:
+        """Record a project found in the workspace; `name` is used when it is a string."""
+        # Names and facts come from the files: bounded so one odd manifest cannot crowd out
+        # the digest.
+        shown = (one_line(name, 60) or None) if isinstance(name, str) else None
+        bounded = tuple(one_line(fact, 80) or fact for fact in facts)
+        self.projects.append(ProjectFact(kind, shown, bounded, source))
+
+    def project_lines(self) -> tuple[str, ...]:
+        """One line per kind and set of facts, naming every project that has them, sorted."""
+        groups: dict[tuple[str, tuple[str, ...]], list[ProjectFact]] = {}
+        for project in sorted(set(self.projects), key=lambda p: (p.source, p.name or "")):
+            groups.setdefault((project.kind, project.facts), []).append(project)
+        return tuple(sorted(_project_line(members) for members in groups.values()))
 
     def python_runner(self, directory: str, tool: Mapping[str, Any]) -> str:
         """The prefix Python tools run under (`uv run `...), from the lockfile's name alone."""
@@ -104,3 +128,13 @@ class ToolingCollector:
             if self.has_near(directory, lockfile):
                 return runner
         return "npm"
+
+
+def _project_line(members: list[ProjectFact]) -> str:
+    kind, facts = members[0].kind, members[0].facts
+    names = ", ".join(f"`{member.name}`" for member in members if member.name)
+    sources = [member.source for member in members]
+    more = len(sources) - _SOURCES_SHOWN
+    listed = ", ".join(sources[:_SOURCES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    label = kind if len(members) == 1 else f"{kind}s"
+    return f"{label}{' ' + names if names else ''} ({'; '.join([*facts, listed])})"

@@ -15,9 +15,8 @@ def parse_go_mod(collector: ToolingCollector, source: str, directory: str, text:
     collector.tools.add("go")
     module = re.search(r"^module\s+(\S+)", text, re.MULTILINE)
     version = re.search(r"^go\s+(\S+)", text, re.MULTILINE)
-    label = f"Go module `{module.group(1)}`" if module else "Go module"
-    suffix = f"go {version.group(1)}; " if version else ""
-    collector.project(f"{label} ({suffix}{source})")
+    facts = [f"go {version.group(1)}"] if version else []
+    collector.project("Go module", module.group(1) if module else None, facts, source)
     collector.add_default("go", "test", "go test ./...", source, directory)
     collector.add_default("go", "lint", "go vet ./...", source, directory)
     collector.add_default("go", "build", "go build ./...", source, directory)

@@ -88,8 +88,7 @@ def _record_package(
     collector.tools.update(("node", runner))
     name = document.get("name")
     if not is_member:
-        label = f"Node package `{name}`" if isinstance(name, str) else "Node package"
-        collector.project(f"{label} ({runner}; {source})")
+        collector.project("Node package", name, [runner], source)
     scripts = document.get("scripts")
     if isinstance(scripts, dict):
         for script, body in sorted(scripts.items()):

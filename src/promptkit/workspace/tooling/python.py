@@ -35,7 +35,6 @@ def parse_pyproject(collector: ToolingCollector, source: str, directory: str, te
     if runner:
         collector.tools.add(runner.split()[0])
     name = project.get("name") or poetry.get("name")
-    description = f"Python project `{name}`" if isinstance(name, str) else "Python project"
     facts: list[str] = []
     requires = project.get("requires-python")
     if isinstance(requires, str):
@@ -45,7 +44,7 @@ def parse_pyproject(collector: ToolingCollector, source: str, directory: str, te
         facts.append(f"build backend {backend}")
     if runner:
         facts.append(f"commands run through `{runner.strip()}`")
-    collector.project(f"{description} ({'; '.join([*facts, source])})")
+    collector.project("Python project", name, facts, source)
     if "pytest" in tool or "pytest" in _dev_dependencies(document):
         collector.add_default("pytest", "test", f"{runner}pytest", source, directory)
     if "ruff" in tool:

@@ -18,12 +18,13 @@ def parse_cargo_toml(collector: ToolingCollector, source: str, directory: str, t
     package = table(document, "package").get("name")
     workspace = table(document, "workspace")
     members = workspace.get("members")
-    label = f"Rust crate `{package}`" if isinstance(package, str) else "Rust workspace"
+    kind = "Rust crate" if isinstance(package, str) else "Rust workspace"
+    facts = []
     if isinstance(members, list) and members:
         shown = ", ".join(str(member) for member in members[:4])
         more = f" and {len(members) - 4} more" if len(members) > 4 else ""
-        label += f" with members {shown}{more}"
-    collector.project(f"{label} ({source})")
+        facts.append(f"members {shown}{more}")
+    collector.project(kind, package, facts, source)
     scope = " --workspace" if workspace else ""
     if collector.has(directory, ".config/nextest.toml"):
         collector.add_default(
