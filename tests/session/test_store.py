@@ -26,6 +26,7 @@ from promptkit.session import (
 from promptkit.session.records import encode_record
 
 from ..conftest import committed_repo
+from .conftest import recorded_by_a_writer_that_died
 
 
 @dataclass(frozen=True)
@@ -324,11 +325,10 @@ def test_corrupt_last_line_with_its_newline_is_not_taken_for_a_torn_append(
 def test_torn_last_line_is_skipped_with_a_warning_naming_file_and_line(
     store: SessionStore, workspace: Path
 ) -> None:
-    session = Session(session_id="s1")
-    attachment = store.attach(session, workspace)
-    for index in range(3):
-        session.dispatch(Entry(index, f"entry {index}"))
-    attachment.release()  # the writer died during its last append: the session is not closed
+    # The writer died during its last append: the session was never closed.
+    recorded_by_a_writer_that_died(
+        store, workspace, "s1", [Entry(index, f"entry {index}") for index in range(3)]
+    )
     events = store.session_dir(workspace, "s1") / "events.jsonl"
     whole = events.read_bytes()
     last_start = whole.rstrip(b"\n").rfind(b"\n") + 1

@@ -13,6 +13,7 @@ from promptkit.errors import SessionCorruptError, SessionStaleError
 from promptkit.session import Session, SessionStore, register_slice_type
 
 from ..credentials import leaked_values, planted_file_text
+from .conftest import recorded_by_a_writer_that_died
 
 
 @dataclass(frozen=True)
@@ -183,10 +184,6 @@ def test_an_emptied_event_log_of_a_closed_session_is_reported(
 def test_events_appended_after_the_recorded_head_load_when_the_writer_died(
     store: SessionStore, workspace: Path
 ) -> None:
-    session = Session(session_id="s1")
-    attachment = store.attach(session, workspace)
-    session.dispatch(Step(0, "zero"))
-    session.dispatch(Step(1, "one"))
-    attachment.release()  # the process died: no close, metadata still holds the attach head
+    recorded_by_a_writer_that_died(store, workspace, "s1", [Step(0, "zero"), Step(1, "one")])
 
     assert _indexes(store.load(workspace, "s1")) == [0, 1]
