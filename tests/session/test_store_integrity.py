@@ -187,3 +187,15 @@ def test_events_appended_after_the_recorded_head_load_when_the_writer_died(
     recorded_by_a_writer_that_died(store, workspace, "s1", [Step(0, "zero"), Step(1, "one")])
 
     assert _indexes(store.load(workspace, "s1")) == [0, 1]
+
+
+def test_a_crash_between_compaction_and_its_metadata_write_still_loads(
+    store: SessionStore, workspace: Path
+) -> None:
+    session_dir = _stored(store, workspace, 3)
+    metadata_before = (session_dir / "metadata.json").read_bytes()
+    with store.attach(store.load(workspace, "s1"), workspace):
+        pass  # compacts: the base is rewritten at the same seq with a new header checksum
+    (session_dir / "metadata.json").write_bytes(metadata_before)  # its rewrite never happened
+
+    assert _indexes(store.load(workspace, "s1")) == [0, 1, 2]

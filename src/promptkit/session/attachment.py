@@ -213,9 +213,7 @@ class SessionAttachment:
         for name in (METADATA_FILE, BASE_FILE):
             # Holding the directory lock, so no live writer of ours owns these temp files.
             remove_orphaned_temps(self._session_dir / name)
-        # Metadata first, without a head: a directory with metadata but no base is a creation
-        # cut short, and a crash while compacting must not leave the old head recorded (the new
-        # base's header at that seq has another checksum, which would read as tampering).
+        # Metadata first: a directory with metadata but no base is a creation cut short.
         self._write_metadata(status="active")
         self._fd = os.open(
             self._session_dir / EVENTS_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644

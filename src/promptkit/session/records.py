@@ -139,13 +139,18 @@ def _recorded_head(value: Any) -> StoreHead | None:
 
 
 def check_head(loaded: StoreHead, recorded: StoreHead | None, session_dir: Path) -> None:
-    """Refuse a loaded log that ends before the head metadata.json recorded for it."""
-    if recorded is None or loaded[0] > recorded[0] or loaded == recorded:
+    """Refuse a loaded log that ends before the seq metadata.json recorded for it.
+
+    Only the seq is compared: a compaction rewrites the base at the same seq with a new header
+    checksum, and a crash between that and the metadata write must not read as damage. An
+    altered record is caught by its own checksum.
+    """
+    if recorded is None or loaded[0] >= recorded[0]:
         return
     raise SessionCorruptError(
         f"{session_dir / EVENTS_FILE}: ends at seq {loaded[0]}, but {METADATA_FILE} recorded"
-        f" seq {recorded[0]} (checksum {recorded[1] or 'none'}) as written: records at the end"
-        " were deleted or replaced; restore the session directory from a backup"
+        f" seq {recorded[0]} as written: records at the end were deleted; restore the session"
+        " directory from a backup"
     )
 
 
