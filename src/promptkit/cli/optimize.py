@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from promptkit.cli.options import (
     add_json_argument,
@@ -25,6 +25,9 @@ from promptkit.cli.options import (
     add_prompt_arguments,
     add_provider_arguments,
 )
+
+if TYPE_CHECKING:
+    from promptkit.workspace.listing_process import ListingProcess
 
 
 def register(subparsers: Any) -> None:
@@ -77,8 +80,22 @@ def register(subparsers: Any) -> None:
 
 def run_optimize(args: argparse.Namespace) -> int:
     """Optimize, store, and print the digest and where it went; returns the exit status."""
+    from promptkit.optimize.selection import writes_with_model
+    from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES
+    from promptkit.workspace.listing_process import start_listing_process
+
+    if not writes_with_model(args.provider, base_url=args.base_url):
+        return _optimize(args, listing=None)
+    # A model's run lists the workspace in a helper process from here on, while this one imports
+    # the prompt stack and the SDK: on two cores the first request goes out sooner.
+    with start_listing_process(args.path, DEFAULT_MAX_FILE_BYTES) as listing:
+        return _optimize(args, listing=listing)
+
+
+def _optimize(args: argparse.Namespace, *, listing: ListingProcess | None) -> int:
     from promptkit.discovery.workspace import bind_workspace
     from promptkit.optimize import (
+        ModelDigestWriter,
         OptimizationScope,
         choose_digest_writer,
         optimize_workspace_digest,
@@ -92,6 +109,9 @@ def run_optimize(args: argparse.Namespace) -> int:
     choice = choose_digest_writer(
         args.provider, model=args.model, base_url=args.base_url, api=args.api
     )
+    writer = choice.writer
+    if listing is not None and isinstance(writer, ModelDigestWriter):
+        writer = ModelDigestWriter(writer.adapter, listing=listing)
     scope = OptimizationScope(args.scope)
     prompt, session, workspace = bound.prompt, bound.session, bound.workspace
     progress = Progress(sys.stderr, live=sys.stderr.isatty())
@@ -106,7 +126,7 @@ def run_optimize(args: argparse.Namespace) -> int:
     )
     try:
         result = optimize_workspace_digest(
-            choice.writer,
+            writer,
             prompt,
             store_scope=scope,
             overrides_store=bound.overrides,

@@ -61,12 +61,21 @@ def choose_digest_writer(
     env = os.environ if environ is None else environ
     if provider not in WRITER_NAMES:
         raise ProviderError(f"unknown provider {provider!r}: use one of {', '.join(WRITER_NAMES)}")
-    if provider == "static" or (provider == "auto" and not model_configured(env, base_url)):
+    if not writes_with_model(provider, base_url=base_url, environ=env):
         return WriterChoice(
             StaticDigestWriter(), _static_reason(provider, model, base_url), adapter=None
         )
     choice = choose_adapter(provider, model=model, base_url=base_url, api=api, environ=env)
     return WriterChoice.of_adapter(choice.adapter, choice.reason)
+
+
+def writes_with_model(
+    provider: str, *, base_url: str | None = None, environ: Mapping[str, str] | None = None
+) -> bool:
+    """Whether `choose_digest_writer` with these arguments chooses a model (and not the static
+    writer), decided without importing any writer."""
+    env = os.environ if environ is None else environ
+    return provider != "static" and (provider != "auto" or model_configured(env, base_url))
 
 
 def _static_reason(provider: str, model: str | None, base_url: str | None) -> str:
