@@ -5,12 +5,16 @@ Conventions every subcommand follows, so the command line reads the same everywh
 - a failure the user or the machine can fix is one line on stderr with an exit status from
   `promptkit.failures` (2 for a bad option value or input), never a traceback; anything else is
   a bug and keeps its traceback;
-- every `--help` ends with an example and the exit statuses (`HELP_EXAMPLES` below).
+- every `--help` ends with an example and the exit statuses (`HELP_EXAMPLES` below);
+- a command with work to start in other processes at once (optimize's listing helper) sets a
+  `head_start` default: a context manager factory called with the parsed arguments before
+  logging is set up (which imports structlog), left when the command ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Iterator, Sequence
@@ -135,15 +139,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     parser = build_parser(words)
     args = parser.parse_args(words)
-    from promptkit.logging import configure
-
-    configure(format=args.log_format, level=args.log_level)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
         return 0
+    head_start = getattr(args, "head_start", None)
     try:
-        status: int = handler(args)
+        with head_start(args) if head_start is not None else contextlib.nullcontext():
+            from promptkit.logging import configure
+
+            configure(format=args.log_format, level=args.log_level)
+            status: int = handler(args)
     except (PromptkitError, OSError, UnicodeError, RuntimeError) as error:
         failure = describe_failure(error)
         if failure is None:

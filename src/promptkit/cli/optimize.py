@@ -16,8 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from promptkit.cli.options import (
     add_json_argument,
@@ -25,9 +27,6 @@ from promptkit.cli.options import (
     add_prompt_arguments,
     add_provider_arguments,
 )
-
-if TYPE_CHECKING:
-    from promptkit.workspace.listing_process import ListingProcess
 
 
 def register(subparsers: Any) -> None:
@@ -75,24 +74,29 @@ def register(subparsers: Any) -> None:
         help="write manifest.json, workspace.manifest.json and digest.md here",
     )
     add_json_argument(parser)
-    parser.set_defaults(handler=run_optimize)
+    parser.set_defaults(handler=run_optimize, head_start=start_listing_helper)
+
+
+@contextmanager
+def start_listing_helper(args: argparse.Namespace) -> Iterator[None]:
+    """The command's head start: a model's run lists the workspace in a helper process
+    (`args.listing`) from before the CLI sets up logging, while this one imports the prompt
+    stack and the SDK, so on two cores the first request goes out sooner."""
+    from promptkit.optimize.selection import writes_with_model
+
+    if not writes_with_model(args.provider, base_url=args.base_url):
+        yield
+        return
+    from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES
+    from promptkit.workspace.listing_process import start_listing_process
+
+    with start_listing_process(args.path, DEFAULT_MAX_FILE_BYTES) as listing:
+        args.listing = listing
+        yield
 
 
 def run_optimize(args: argparse.Namespace) -> int:
     """Optimize, store, and print the digest and where it went; returns the exit status."""
-    from promptkit.optimize.selection import writes_with_model
-    from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES
-    from promptkit.workspace.listing_process import start_listing_process
-
-    if not writes_with_model(args.provider, base_url=args.base_url):
-        return _optimize(args, listing=None)
-    # A model's run lists the workspace in a helper process from here on, while this one imports
-    # the prompt stack and the SDK: on two cores the first request goes out sooner.
-    with start_listing_process(args.path, DEFAULT_MAX_FILE_BYTES) as listing:
-        return _optimize(args, listing=listing)
-
-
-def _optimize(args: argparse.Namespace, *, listing: ListingProcess | None) -> int:
     from promptkit.discovery.workspace import bind_workspace
     from promptkit.optimize import (
         ModelDigestWriter,
@@ -110,6 +114,7 @@ def _optimize(args: argparse.Namespace, *, listing: ListingProcess | None) -> in
         args.provider, model=args.model, base_url=args.base_url, api=args.api
     )
     writer = choice.writer
+    listing = getattr(args, "listing", None)
     if listing is not None and isinstance(writer, ModelDigestWriter):
         writer = ModelDigestWriter(writer.adapter, listing=listing)
     scope = OptimizationScope(args.scope)

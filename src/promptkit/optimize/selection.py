@@ -54,14 +54,15 @@ def choose_digest_writer(
     `model`, `base_url`, `api` and `environ` are as for `choose_adapter`; keys are never put in the
     reason or in an error message.
     """
-    # The writers are imported when chosen: every CLI command's parser imports this module for
-    # WRITER_NAMES, and the model writer's import (adapters, the tool loop) is costly to start.
-    from promptkit.optimize.static_writer import StaticDigestWriter
-
     env = os.environ if environ is None else environ
     if provider not in WRITER_NAMES:
         raise ProviderError(f"unknown provider {provider!r}: use one of {', '.join(WRITER_NAMES)}")
+    # Each writer is imported only when chosen: every CLI command's parser imports this module
+    # for WRITER_NAMES, the model writer's import (adapters, the tool loop) is costly to start,
+    # and so is the static writer's (the scanners), which a model's run never uses.
     if not writes_with_model(provider, base_url=base_url, environ=env):
+        from promptkit.optimize.static_writer import StaticDigestWriter
+
         return WriterChoice(
             StaticDigestWriter(), _static_reason(provider, model, base_url), adapter=None
         )

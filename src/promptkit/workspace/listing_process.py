@@ -38,7 +38,11 @@ _MARSHAL_VERSION = 2
 
 def start_listing_process(root: str | os.PathLike[str], max_file_bytes: int) -> ListingProcess:
     """Start listing the workspace at `root` in a child process; `result()` collects it."""
-    resolved = Path(root).expanduser().resolve()
+    try:
+        resolved = Path(root).expanduser().resolve()
+    except (OSError, RuntimeError):
+        # A symlink loop, or no home folder for `~`: listing in this process says which.
+        return ListingProcess(Path(root), max_file_bytes, None)
     package_parent = str(Path(__file__).resolve().parents[2])
     try:
         # Kept open past this call: `ListingProcess` closes it once the child's answer is read.
@@ -86,11 +90,12 @@ class ListingProcess:
     def result(self) -> tuple[FileSelection, str]:
         """The selection and its fingerprint, as `select_files` and `fingerprint_files` give
         them; taken in this process when the child failed (raising what they raise)."""
-        from promptkit.workspace.files import select_files
+        from promptkit.workspace.files import log_selection, select_files
         from promptkit.workspace.manifest import fingerprint_files
 
         answer = self._answer()
         if answer is not None:
+            log_selection(answer[0])
             return answer
         selection = select_files(self.root, max_file_bytes=self.max_file_bytes)
         return selection, fingerprint_files(selection.files)
@@ -155,21 +160,28 @@ def serve_listing() -> None:
     # Whatever else would be printed goes to stderr: stdout carries the answer alone.
     answer = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    from promptkit.workspace.files import collector_paused, select_files
+    from promptkit.workspace.files import begin_selection, collector_paused
+
+    pending = begin_selection(sys.argv[2], max_file_bytes=int(sys.argv[3]))
     from promptkit.workspace.manifest import fingerprint_files
 
-    selection = select_files(sys.argv[2], max_file_bytes=int(sys.argv[3]))
+    selection = pending.unlogged_result()
     with collector_paused():
-        files = selection.files
-        columns = (
-            str(selection.root),
-            selection.from_git,
-            [file.path for file in files],
-            [file.size for file in files],
-            [file.mtime_ns for file in files],
-            [file.blob_id for file in files],
-            [tuple(entry) for entry in selection.left_out],
-            fingerprint_files(files),
+        # The files as four columns (path, size, mtime, blob id); four empty ones for none.
+        paths, sizes, mtimes, blob_ids = list(zip(*selection.files, strict=True)) or [()] * 4
+        answer.write(
+            marshal.dumps(
+                (
+                    str(selection.root),
+                    selection.from_git,
+                    paths,
+                    sizes,
+                    mtimes,
+                    blob_ids,
+                    [tuple(entry) for entry in selection.left_out],
+                    fingerprint_files(selection.files),
+                ),
+                _MARSHAL_VERSION,
+            )
         )
-        with answer:
-            answer.write(marshal.dumps(columns, _MARSHAL_VERSION))
+    answer.close()
