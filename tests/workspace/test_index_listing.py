@@ -169,6 +169,20 @@ def test_a_filter_allows_what_its_globs_say_whatever_it_saw_before(
 
 # -- names alone -------------------------------------------------------------------------------
 
+
+@given(
+    paths=st.lists(PATHS, max_size=12),
+    include=st.lists(PATTERNS, max_size=2),
+    exclude=st.lists(PATTERNS, max_size=2),
+)
+def test_a_filter_asked_about_many_paths_at_once_answers_as_asked_one_by_one(
+    paths: list[str], include: list[str], exclude: list[str]
+) -> None:
+    one_by_one = [PathFilter.of(include, exclude).allows(path) for path in paths]
+
+    assert PathFilter.of(include, exclude).allows_each(paths) == one_by_one
+
+
 CREDENTIAL_SHAPES = (
     ".env.{}",
     "{}.pem",

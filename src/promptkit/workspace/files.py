@@ -140,9 +140,10 @@ class FileSelection:
         if path_filter.is_empty:
             return self
         allows = path_filter.allows
+        is_allowed = path_filter.allows_each(list(map(itemgetter(0), self.files)))
         return FileSelection(
             root=self.root,
-            files=tuple(file for file in self.files if allows(file.path)),
+            files=tuple(compress(self.files, is_allowed)),
             left_out=tuple(
                 entry
                 for entry in self.left_out

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, count, repeat
+from operator import is_, itemgetter
+from typing import cast
 
 __all__ = ["PathFilter", "PathGlob", "literal_glob"]
 
@@ -133,6 +136,17 @@ class PathFilter:
             return True
         return any(glob.accepts(glob.advance(states, name)) for glob, states in verdict.includes)
 
+    def allows_each(self, relative_paths: Sequence[str]) -> list[bool]:
+        """`allows` of each of `relative_paths`, asked once per folder wherever the folder's
+        verdict settles its files (an exclude of whole folders settles them all): a pass over
+        100,000 paths in C functions rather than a Python call per path."""
+        folders = list(map(itemgetter(0), map(str.rpartition, relative_paths, repeat("/"))))
+        settled = {folder: self._verdict(folder).files_pass for folder in set(folders)}
+        verdicts: list[bool | None] = list(map(settled.__getitem__, folders))
+        for index in compress(count(), map(is_, verdicts, repeat(None))):
+            verdicts[index] = self.allows(relative_paths[index])
+        return cast("list[bool]", verdicts)  # every None was replaced just above
+
     def excludes_directory(self, relative_path: str) -> bool:
         """Whether an exclude matches `relative_path` or one of its parents, so a walk need not
         enter it."""
@@ -163,6 +177,8 @@ class PathFilter:
 
 def _folder_verdict(parent: _FolderVerdict, name: str, *, has_includes: bool) -> _FolderVerdict:
     """The verdict at the folder `name` inside the folder of `parent`."""
+    if not parent.includes and not parent.excludes:
+        return parent  # no glob left to match: every folder below is judged as this one
     includes = _advanced(parent.includes, name)
     excludes = _advanced(parent.excludes, name)
     is_excluded = parent.is_excluded or any(glob.accepts(states) for glob, states in excludes)
