@@ -43,7 +43,16 @@ def start_listing_process(root: str | os.PathLike[str], max_file_bytes: int) -> 
     except (OSError, RuntimeError):
         # A symlink loop, or no home folder for `~`: listing in this process says which.
         return ListingProcess(Path(root), max_file_bytes, None)
-    package_parent = str(Path(__file__).resolve().parents[2])
+    package_parent = str(Path(__file__).resolve().parents[2])  # the folder holding promptkit
+    command = [
+        sys.executable,
+        "-P",
+        "-c",
+        _CHILD,
+        package_parent,
+        str(resolved),
+        str(max_file_bytes),
+    ]
     try:
         # Kept open past this call: `ListingProcess` closes it once the child's answer is read.
         output = tempfile.TemporaryFile()  # noqa: SIM115
@@ -51,7 +60,7 @@ def start_listing_process(root: str | os.PathLike[str], max_file_bytes: int) -> 
         return ListingProcess(resolved, max_file_bytes, None)
     try:
         process = subprocess.Popen(
-            [sys.executable, "-c", _CHILD, package_parent, str(resolved), str(max_file_bytes)],
+            command,
             stdin=subprocess.DEVNULL,
             # A file, not a pipe: the child writes its answer whenever it is done, unread.
             stdout=output,
@@ -63,9 +72,11 @@ def start_listing_process(root: str | os.PathLike[str], max_file_bytes: int) -> 
     return ListingProcess(resolved, max_file_bytes, (process, output))
 
 
-# The child imports promptkit from where this process did, whatever its sys.path says.
+# The child imports promptkit from where this process did: `-P` keeps the working folder off
+# its path, and the folder holding promptkit goes first when this process had put it on its path
+# at run time (an installed one is on the child's path already, behind the standard library).
 _CHILD = (
-    "import sys; sys.path.insert(0, sys.argv[1]);"
+    "import sys; sys.argv[1] in sys.path or sys.path.insert(0, sys.argv[1]);"
     " from promptkit.workspace.listing_process import serve_listing; serve_listing()"
 )
 
