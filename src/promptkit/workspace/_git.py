@@ -76,10 +76,12 @@ class RunningGit:
 
     def outputs(self) -> list[bytes | None]:
         """Each command's stdout, waited for (None for a failure, a timeout or a missing git)."""
-        return [self._output(started) for started in self.processes]
+        return [self.output(index) for index in range(len(self.processes))]
 
-    @staticmethod
-    def _output(started: tuple[subprocess.Popen[bytes], IO[bytes]] | None) -> bytes | None:
+    def output(self, index: int) -> bytes | None:
+        """The stdout of command `index` alone, waited for, so the caller can work on it while
+        the others still run; each command's output is collected once."""
+        started = self.processes[index]
         if started is None:
             return None
         process, output = started

@@ -82,10 +82,13 @@ class RunningGitListing:
 
     def result(self) -> GitListing | None:
         """The listing, waited for; None when git could not list the work tree."""
-        indexed, changed, untracked = self.running.outputs()
+        # The index is parsed while git still compares the work tree with it and looks for
+        # untracked files: on a large tree, those two take longer than reading the index.
+        indexed = self.running.output(0)
+        listing = None if indexed is None else vouched_entries(indexed)
+        changed, untracked = self.running.output(1), self.running.output(2)
         if indexed is None or changed is None or untracked is None:
             return None
-        listing = vouched_entries(indexed)
         if listing is None:
             # The index could not be read as expected: nothing is vouched for, all is stat-ed.
             plain = run_git_together(self.root, ("ls-files", "-z", "-s"))[0]
