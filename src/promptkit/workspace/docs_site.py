@@ -10,6 +10,7 @@ the translated copies that have to follow. This module finds them from the listi
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 __all__ = ["DocsSite", "docs_site"]
@@ -29,6 +30,7 @@ _GENERATORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
 _CONFIG_NAMES = frozenset(
     {"mkdocs.yml", "mkdocs.yaml", "book.toml", "conf.py", "docs.json", "mint.json"}
 )
+_CONFIG_ENDINGS = ("book.toml", "conf.py", "mint.json")
 _NAVIGATION = re.compile(
     r"(?:navigation|nav|sidebars?|_sidebar|SUMMARY|toc|_toc)\.(?:ya?ml|[cm]?[jt]s|json|md)"
 )
@@ -72,26 +74,32 @@ def docs_site(paths: list[str]) -> DocsSite | None:
     A site is found by its generator's configuration, or, without one, by a navigation file
     in a `docs/` folder with pages next to it.
     """
-    folders = _folders_with_pages(paths)
-    candidates: list[DocsSite] = []
-    for path in paths:
-        if path.count("/") > _MAX_CONFIG_DEPTH:
-            continue
-        name = path.rpartition("/")[2]
-        # The cheap tests first: most files of a big tree are neither.
-        if "config" in name or name in _CONFIG_NAMES:
-            site = _site_from_config(path, folders)
-        elif "/doc" in "/" + path:
-            site = _site_from_navigation(path, folders)
-        else:
-            continue
-        if site is not None:
-            candidates.append(site)
+    # Configuration and navigation files are few and shallow: find them first, and look at
+    # where the pages are only when there is one.
+    found = [
+        path
+        for path in paths
+        # The cheap test first, inline: most paths of a big tree name neither config nor docs.
+        if ("config" in path or "doc" in path or path.endswith(_CONFIG_ENDINGS))
+        and path.count("/") <= _MAX_CONFIG_DEPTH
+        and _may_configure_a_site(path)
+    ]
+    folders = _folders_with_pages(paths) if found else set()
+    candidates = [
+        site
+        for path in found
+        if (site := _site_from_config(path, folders) or _site_from_navigation(path, folders))
+    ]
     if not candidates:
-        candidates = [
-            DocsSite(folder)
+        pages = Counter(
+            folder
+            for path in paths
+            if "doc" in path and path.endswith((".md", ".mdx"))
             for folder in _PLAIN_PAGE_FOLDERS
-            if folder in folders and _pages_in(folder, paths) >= _MIN_PLAIN_PAGES
+            if path.startswith(folder + "/")
+        )
+        candidates = [
+            DocsSite(folder) for folder in _PLAIN_PAGE_FOLDERS if pages[folder] >= _MIN_PLAIN_PAGES
         ]
     if not candidates:
         return None
@@ -101,9 +109,11 @@ def docs_site(paths: list[str]) -> DocsSite | None:
     return _with_details(best, paths)
 
 
-def _pages_in(folder: str, paths: list[str]) -> int:
-    prefix = folder + "/"
-    return sum(1 for path in paths if path.startswith(prefix) and path.endswith((".md", ".mdx")))
+def _may_configure_a_site(path: str) -> bool:
+    name = path.rpartition("/")[2]
+    if "config" in name or name in _CONFIG_NAMES:
+        return True
+    return "/doc" in "/" + path and _NAVIGATION.fullmatch(name) is not None
 
 
 def _folders_with_pages(paths: list[str]) -> set[str]:

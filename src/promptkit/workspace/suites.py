@@ -81,7 +81,7 @@ def docs_checks(paths: list[str]) -> tuple[str, ...]:
     found = [
         path
         for path in paths
-        if ("doc" in path or "example" in path or "readme" in path.lower())
+        if ("doc" in path or "example" in path or "eadme" in path or "EADME" in path)
         and _suite_of(path) is not None
         and _DOCS_CHECK.fullmatch(path.rpartition("/")[2]) is not None
     ]
