@@ -9,12 +9,17 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from promptkit.adapters import ProviderAdapter
+from promptkit.cli import main
+from promptkit.discovery.workspace import bind_workspace
+from promptkit.optimize import choose_digest_writer, optimize_workspace_digest
 from promptkit.repl import Progress
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 
-from ..conftest import git, offline_env, run_promptkit
+from ..conftest import PROVIDER_ENV_KEYS, git, offline_env, run_promptkit
 from .conftest import make_prompt
 
 FACTORY_MODULE = """\
@@ -220,3 +225,35 @@ def test_live_progress_redraws_a_status_line_between_tool_calls() -> None:
 
     assert stream.getvalue().count("\r\x1b[K") == 2
     assert "working..." in stream.getvalue()
+
+
+def test_a_model_run_of_the_command_sends_the_first_request_the_library_sends(
+    repo: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The command lists the workspace in a helper process; the library lists it in-process.
+    for name in PROVIDER_ENV_KEYS:
+        monkeypatch.delenv(name, raising=False)
+    with FakeProviderServer() as server:
+        server.respond_with(lambda request: Reply.json({"digest": "## Layout\n- src/"}))
+        model = ("--base-url", server.openai_base_url, "--model", "served-model")
+        state = str(tmp_path / "command-state")
+        assert main(["optimize", str(repo), *model, "--state-dir", state]) == 0
+        bound = bind_workspace(
+            str(repo), prompt=None, state_dir=str(tmp_path / "library-state"), overrides_dir=None
+        )
+        choice = choose_digest_writer("auto", model="served-model", base_url=server.openai_base_url)
+        optimize_workspace_digest(
+            choice.writer,
+            bound.prompt,
+            session=bound.session,
+            overrides_store=bound.overrides,
+            leave_out=[bound.sessions.state_root],
+        )
+        by_command, by_library = server.requests
+
+    capsys.readouterr()
+    assert "Mounted directories" in by_command.body["messages"][0]["content"]
+    assert by_command.raw_body == by_library.raw_body

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from promptkit.workspace import is_credential_file_name, select_files
+from promptkit.workspace.exclusions import could_be_left_out_by_name, has_binary_suffix
 from promptkit.workspace.files import begin_selection
 from promptkit.workspace.git_index import vouched_entries
 from promptkit.workspace.globs import PathFilter, PathGlob
@@ -190,3 +191,23 @@ def test_a_name_of_a_credential_shape_is_a_credential_whatever_fills_it(
 @given(name=st.text(alphabet="abcxyz0123", min_size=1, max_size=12))
 def test_a_plain_name_is_not_a_credential(name: str) -> None:
     assert not is_credential_file_name(name)
+
+
+NAMES = st.one_of(
+    st.builds(str.format, st.sampled_from(CREDENTIAL_SHAPES), TEXT, TEXT),
+    st.builds("{}.{}".format, TEXT, st.sampled_from(["png", "PNG", "so", "py", "md", "bin"])),
+    st.sampled_from(["bin", "png", "Makefile", ".npmrc", "credentials", "K\u212ay.pem"]),
+    st.text(min_size=1, max_size=12).filter(lambda name: "/" not in name),
+)
+
+
+@given(names=st.lists(NAMES, max_size=20))
+def test_every_name_a_name_rule_leaves_out_is_among_those_to_check(names: list[str]) -> None:
+    to_check = could_be_left_out_by_name(names)
+
+    left_out = {
+        index
+        for index, name in enumerate(names)
+        if is_credential_file_name(name) or has_binary_suffix(name)
+    }
+    assert left_out <= to_check

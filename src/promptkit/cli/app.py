@@ -5,12 +5,16 @@ Conventions every subcommand follows, so the command line reads the same everywh
 - a failure the user or the machine can fix is one line on stderr with an exit status from
   `promptkit.failures` (2 for a bad option value or input), never a traceback; anything else is
   a bug and keeps its traceback;
-- every `--help` ends with an example and the exit statuses (`HELP_EXAMPLES` below).
+- every `--help` ends with an example and the exit statuses (`HELP_EXAMPLES` below);
+- a command with work to start in other processes at once (optimize's listing helper) sets a
+  `head_start` default: a context manager factory called with the parsed arguments before
+  logging is set up (which imports structlog), left when the command ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Iterator, Sequence
@@ -20,15 +24,16 @@ from promptkit import __version__
 from promptkit.errors import PromptkitError
 from promptkit.failures import EXIT_INTERRUPTED, describe_failure
 
-# Subcommand modules, each exposing `register(subparsers)`; imported only when the CLI runs.
-COMMAND_MODULES: tuple[str, ...] = (
-    "promptkit.cli.optimize",
-    "promptkit.cli.render",
-    "promptkit.cli.digest",
-    "promptkit.cli.overrides",
-    "promptkit.cli.repl",
-    "promptkit.cli.eval",
-)
+# Each command and its module, which exposes `register(subparsers)` adding that one command;
+# imported only when the CLI runs, and only the named one when a command line names one.
+COMMAND_MODULES: dict[str, str] = {
+    "optimize": "promptkit.cli.optimize",
+    "render": "promptkit.cli.render",
+    "digest": "promptkit.cli.digest",
+    "overrides": "promptkit.cli.overrides",
+    "repl": "promptkit.cli.repl",
+    "eval": "promptkit.cli.eval",
+}
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -88,8 +93,10 @@ def _add_global_options(parser: argparse.ArgumentParser, *, at_top: bool) -> Non
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full `promptkit` parser with every subcommand registered."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The `promptkit` parser: with every subcommand registered, or, when `argv` names a
+    command, with that one only (its parsing and help are the same; the other modules' imports,
+    a prompt stack and evaluation libraries, are not paid by a command that never uses them)."""
     parser = PromptkitArgumentParser(
         prog="promptkit",
         description="Typed prompts, workspace digests and prompt overrides.",
@@ -97,8 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"promptkit {__version__}")
     _add_global_options(parser, at_top=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
-        importlib.import_module(module_name).register(subparsers)
+    named = [word for word in argv or () if word in COMMAND_MODULES][:1]
+    for command_name in named or COMMAND_MODULES:
+        importlib.import_module(COMMAND_MODULES[command_name]).register(subparsers)
     for words, command in _commands(parser, ()):
         if words:
             _add_global_options(command, at_top=False)
@@ -128,17 +136,20 @@ def _commands(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    from promptkit.logging import configure
-
-    configure(format=args.log_format, level=args.log_level)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
         return 0
+    head_start = getattr(args, "head_start", None)
     try:
-        status: int = handler(args)
+        with head_start(args) if head_start is not None else contextlib.nullcontext():
+            from promptkit.logging import configure
+
+            configure(format=args.log_format, level=args.log_level)
+            status: int = handler(args)
     except (PromptkitError, OSError, UnicodeError, RuntimeError) as error:
         failure = describe_failure(error)
         if failure is None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -72,13 +74,32 @@ def register(subparsers: Any) -> None:
         help="write manifest.json, workspace.manifest.json and digest.md here",
     )
     add_json_argument(parser)
-    parser.set_defaults(handler=run_optimize)
+    parser.set_defaults(handler=run_optimize, head_start=start_listing_helper)
+
+
+@contextmanager
+def start_listing_helper(args: argparse.Namespace) -> Iterator[None]:
+    """The command's head start: a model's run lists the workspace in a helper process
+    (`args.listing`) from before the CLI sets up logging, while this one imports the prompt
+    stack and the SDK, so on two cores the first request goes out sooner."""
+    from promptkit.optimize.selection import writes_with_model
+
+    if not writes_with_model(args.provider, base_url=args.base_url):
+        yield
+        return
+    from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES
+    from promptkit.workspace.listing_process import start_listing_process
+
+    with start_listing_process(args.path, DEFAULT_MAX_FILE_BYTES) as listing:
+        args.listing = listing
+        yield
 
 
 def run_optimize(args: argparse.Namespace) -> int:
     """Optimize, store, and print the digest and where it went; returns the exit status."""
     from promptkit.discovery.workspace import bind_workspace
     from promptkit.optimize import (
+        ModelDigestWriter,
         OptimizationScope,
         choose_digest_writer,
         optimize_workspace_digest,
@@ -92,6 +113,10 @@ def run_optimize(args: argparse.Namespace) -> int:
     choice = choose_digest_writer(
         args.provider, model=args.model, base_url=args.base_url, api=args.api
     )
+    writer = choice.writer
+    listing = getattr(args, "listing", None)
+    if listing is not None and isinstance(writer, ModelDigestWriter):
+        writer = ModelDigestWriter(writer.adapter, listing=listing)
     scope = OptimizationScope(args.scope)
     prompt, session, workspace = bound.prompt, bound.session, bound.workspace
     progress = Progress(sys.stderr, live=sys.stderr.isatty())
@@ -106,7 +131,7 @@ def run_optimize(args: argparse.Namespace) -> int:
     )
     try:
         result = optimize_workspace_digest(
-            choice.writer,
+            writer,
             prompt,
             store_scope=scope,
             overrides_store=bound.overrides,

@@ -25,7 +25,12 @@ from promptkit.planning import PlanningStrategy, PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection, ToolResult
 from promptkit.session import Session, ToolInvoked
 from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, begin_selection
-from promptkit.workspace.manifest import describe_workspace, manifest_for_selection
+from promptkit.workspace.listing_process import ListingProcess
+from promptkit.workspace.manifest import (
+    describe_workspace,
+    fingerprint_files,
+    manifest_for_selection,
+)
 from promptkit.workspace.overlay import record_listing
 
 _log = get_logger("promptkit.optimize")
@@ -40,8 +45,12 @@ _HASH_CHARS = 8
 class ModelDigestWriter:
     """Writes the digest with `adapter`'s model (what `ProviderAdapter.optimize` uses)."""
 
-    def __init__(self, adapter: ProviderAdapter) -> None:
+    def __init__(self, adapter: ProviderAdapter, *, listing: ListingProcess | None = None) -> None:
+        """`listing` is a listing of the workspace already under way in a helper process (the
+        CLI starts one before its imports); it is used when it lists the first mount's directory
+        with the mount's size cap, and otherwise the mount is listed here."""
         self.adapter = adapter
+        self.listing = listing
 
     @property
     def provider(self) -> str:
@@ -65,17 +74,25 @@ class ModelDigestWriter:
         """The model explores the workspace through the optimization prompt and writes the
         digest."""
         # The workspace is listed once, for the manifest and for the workspace section alike,
-        # and the SDK client is built while git lists it in other processes: those two are most
-        # of what comes before the first request.
+        # and the SDK client is built while it is listed in other processes (git's, and the
+        # helper's when there is one): those two are most of what comes before the first
+        # request.
         primary = target.mounts[0]
-        listing = begin_selection(primary.root(), max_file_bytes=primary.max_file_bytes)
-        self.adapter.prepare_client()
-        selection = listing.result()
+        root = primary.root()
+        early = self.listing
+        if early is not None and early.lists(root, primary.max_file_bytes):
+            self.adapter.prepare_client()
+            selection, fingerprint = early.result()
+        else:
+            pending = begin_selection(root, max_file_bytes=primary.max_file_bytes)
+            self.adapter.prepare_client()
+            selection = pending.result()
+            fingerprint = fingerprint_files(selection.files)
         # The manifest is taken before the model reads anything: edits made while it works make
         # the stored digest stale rather than silently describing a state it never saw. It
         # describes every file under the default size cap, as a later freshness check does.
         provenance = (
-            manifest_for_selection(selection)
+            manifest_for_selection(selection, fingerprint=fingerprint)
             if selection.max_file_bytes == DEFAULT_MAX_FILE_BYTES
             else describe_workspace(target.workspace_root)
         )

@@ -54,19 +54,29 @@ def choose_digest_writer(
     `model`, `base_url`, `api` and `environ` are as for `choose_adapter`; keys are never put in the
     reason or in an error message.
     """
-    # The writers are imported when chosen: every CLI command's parser imports this module for
-    # WRITER_NAMES, and the model writer's import (adapters, the tool loop) is costly to start.
-    from promptkit.optimize.static_writer import StaticDigestWriter
-
     env = os.environ if environ is None else environ
     if provider not in WRITER_NAMES:
         raise ProviderError(f"unknown provider {provider!r}: use one of {', '.join(WRITER_NAMES)}")
-    if provider == "static" or (provider == "auto" and not model_configured(env, base_url)):
+    # Each writer is imported only when chosen: every CLI command's parser imports this module
+    # for WRITER_NAMES, the model writer's import (adapters, the tool loop) is costly to start,
+    # and so is the static writer's (the scanners), which a model's run never uses.
+    if not writes_with_model(provider, base_url=base_url, environ=env):
+        from promptkit.optimize.static_writer import StaticDigestWriter
+
         return WriterChoice(
             StaticDigestWriter(), _static_reason(provider, model, base_url), adapter=None
         )
     choice = choose_adapter(provider, model=model, base_url=base_url, api=api, environ=env)
     return WriterChoice.of_adapter(choice.adapter, choice.reason)
+
+
+def writes_with_model(
+    provider: str, *, base_url: str | None = None, environ: Mapping[str, str] | None = None
+) -> bool:
+    """Whether `choose_digest_writer` with these arguments chooses a model (and not the static
+    writer), decided without importing any writer."""
+    env = os.environ if environ is None else environ
+    return provider != "static" and (provider != "auto" or model_configured(env, base_url))
 
 
 def _static_reason(provider: str, model: str | None, base_url: str | None) -> str:

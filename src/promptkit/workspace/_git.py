@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 GIT_TIMEOUT_SECONDS = 30.0
 
@@ -25,21 +27,7 @@ def git_environment() -> dict[str, str]:
 
 def run_git(root: Path, *args: str) -> bytes | None:
     """git's stdout for `args` run in `root`, or None when git is missing, fails or hangs."""
-    try:
-        completed = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", *args],
-            cwd=root,
-            env=git_environment(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if completed.returncode != 0:
-        return None
-    return completed.stdout
+    return start_git_together(root, args).outputs()[0]
 
 
 def run_git_together(root: Path, *commands: tuple[str, ...]) -> list[bytes | None]:
@@ -48,47 +36,64 @@ def run_git_together(root: Path, *commands: tuple[str, ...]) -> list[bytes | Non
 
 
 def start_git_together(root: Path, *commands: tuple[str, ...]) -> RunningGit:
-    """Start each of `commands` in `root` and return at once; `outputs()` collects them."""
-    started: list[subprocess.Popen[bytes] | None] = []
+    """Start each of `commands` in `root` and return at once; `outputs()` collects them.
+
+    Each writes into an unnamed temporary file rather than a pipe: git fills a pipe's 64 KiB in
+    an instant and would then wait for the caller to read, so a listing of 100,000 files (20 MB
+    of index data) would run only once `outputs()` is called instead of while the caller works.
+    """
+    started: list[tuple[subprocess.Popen[bytes], IO[bytes]] | None] = []
     for args in commands:
         try:
-            started.append(
-                subprocess.Popen(
-                    ["git", "-c", "core.fsmonitor=false", *args],
-                    cwd=root,
-                    env=git_environment(),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
+            # Kept open past this call: `RunningGit` closes it once the output is read.
+            output = tempfile.TemporaryFile()  # noqa: SIM115
         except OSError:
             started.append(None)
+            continue
+        try:
+            process = subprocess.Popen(
+                ["git", "-c", "core.fsmonitor=false", *args],
+                cwd=root,
+                env=git_environment(),
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            output.close()
+            started.append(None)
+            continue
+        started.append((process, output))
     return RunningGit(tuple(started))
 
 
 @dataclass(frozen=True)
 class RunningGit:
-    """git commands under way in other processes, so the caller can work meanwhile."""
+    """git commands under way in other processes, so the caller can work meanwhile; each with
+    the file its stdout goes to."""
 
-    processes: tuple[subprocess.Popen[bytes] | None, ...]
+    processes: tuple[tuple[subprocess.Popen[bytes], IO[bytes]] | None, ...]
 
     def outputs(self) -> list[bytes | None]:
         """Each command's stdout, waited for (None for a failure, a timeout or a missing git)."""
-        outputs: list[bytes | None] = []
-        for process in self.processes:
-            if process is None:
-                outputs.append(None)
-                continue
+        return [self._output(started) for started in self.processes]
+
+    @staticmethod
+    def _output(started: tuple[subprocess.Popen[bytes], IO[bytes]] | None) -> bytes | None:
+        if started is None:
+            return None
+        process, output = started
+        with output:
             try:
-                stdout, _ = process.communicate(timeout=GIT_TIMEOUT_SECONDS)
+                process.wait(timeout=GIT_TIMEOUT_SECONDS)
             except subprocess.TimeoutExpired:
                 process.kill()
-                process.communicate()
-                outputs.append(None)
-                continue
-            outputs.append(stdout if process.returncode == 0 else None)
-        return outputs
+                process.wait()
+                return None
+            if process.returncode != 0:
+                return None
+            output.seek(0)
+            return output.read()
 
 
 def git_texts_together(root: Path, *commands: tuple[str, ...]) -> list[str | None]:

@@ -36,13 +36,15 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress, count, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Literal, NamedTuple
 
 from promptkit.errors import ArgumentValueError, WorkspaceError
-from promptkit.logging import get_logger
 from promptkit.workspace._git import run_git
 from promptkit.workspace.exclusions import (
+    could_be_left_out_by_name,
     has_binary_suffix,
     has_undecodable_name,
     is_credential_file_name,
@@ -61,11 +63,10 @@ __all__ = [
     "WorkspaceFile",
     "begin_selection",
     "collector_paused",
+    "log_selection",
     "resolve_workspace_root",
     "select_files",
 ]
-
-_log = get_logger("promptkit.workspace")
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
@@ -224,7 +225,15 @@ class PendingSelection:
     is_subdirectory: bool
 
     def result(self) -> FileSelection:
-        """The selection: the listing waited for, every rule applied."""
+        """The selection: the listing waited for, every rule applied (and logged at debug)."""
+        selection = self.unlogged_result()
+        log_selection(selection)
+        return selection
+
+    def unlogged_result(self) -> FileSelection:
+        """`result` without its debug record: for a listing helper process, which has no
+        logging set up and leaves the record to the process it answers (importing structlog
+        would cost it a tenth of a second)."""
         checker = _Checker(self.root, self.max_file_bytes, self.path_filter)
         with collector_paused():
             listing = self._git_listing()
@@ -236,21 +245,13 @@ class PendingSelection:
                 for relative in walk_directory(self.root, self.path_filter, checker.leave_out):
                     checker.consider_walked(relative)
         # Vouched files come in index order and the rest after: sorting two runs is one merge.
-        selection = FileSelection(
+        return FileSelection(
             root=self.root,
             files=tuple(sorted(checker.files)),
             left_out=tuple(checker.left_out_entries),
             from_git=listing is not None,
             max_file_bytes=self.max_file_bytes,
         )
-        _log.debug(
-            "workspace_files_selected",
-            root=str(self.root),
-            files=len(selection.files),
-            skipped=dict(selection.skipped),
-            from_git=selection.from_git,
-        )
-        return selection
 
     def _git_listing(self) -> GitListing | None:
         """What git lists, or None outside a usable work tree."""
@@ -264,6 +265,21 @@ class PendingSelection:
             # The directory sits inside a repository that ignores it: treat it as a plain tree.
             return None
         return listing
+
+
+def log_selection(selection: FileSelection) -> None:
+    """Write the debug record of a selection taken (its root, counts and source)."""
+    # Imported here, not with this module: a listing helper process uses this module and never
+    # logs, so it need not import structlog.
+    from promptkit.logging import get_logger
+
+    get_logger("promptkit.workspace").debug(
+        "workspace_files_selected",
+        root=str(selection.root),
+        files=len(selection.files),
+        skipped=dict(selection.skipped),
+        from_git=selection.from_git,
+    )
 
 
 @contextmanager
@@ -306,43 +322,64 @@ class _Checker:
     def take_vouched(self, listing: GitListing) -> None:
         """The files git vouches for: only the name rules and the size cap apply (the index says
         each is a regular file of that size), and a folder on the way must be a real one."""
-        # One check over all the names at once (a control character or a byte that is not
-        # UTF-8 makes text unprintable); only when it fails (rare) are the names looked at one by
-        # one, and the unusual ones go through the full checks.
-        unusual = (
-            set()
-            if "".join(listing.paths).isprintable()
-            else {
-                path for path in listing.paths if has_undecodable_name(path) or is_unsafe_name(path)
-            }
-        )
-        allows = self.path_filter.allows
-        is_filtered = not self.path_filter.is_empty
-        directory_is_real = self._directory_is_real
-        cap = self.max_file_bytes
-        files = self.files
-        for path, size, mtime_ns, blob_id in zip(
-            listing.paths, listing.sizes, listing.mtimes_ns, listing.blob_ids, strict=True
-        ):
-            if path in unusual:
-                self.consider_listed(path, blob_id)
-                continue
-            if is_filtered and not allows(path):
-                continue
-            parent, _, name = path.rpartition("/")
-            is_real = directory_is_real.get(parent)
-            if is_real is None:
-                is_real = self._is_real_directory(parent)
-            if not is_real:
-                self.leave_out("symlinked_directory", path)
-            elif is_credential_file_name(name):
-                self.leave_out("credential", path)
-            elif size > cap:
-                self.leave_out("too_large", path)
-            elif has_binary_suffix(name):
-                self.leave_out("binary", path)
-            else:
-                files.append(WorkspaceFile(path, size, mtime_ns, blob_id))
+        # Every rule is first asked of whole columns at once (a `map` over C functions): the
+        # few entries it may apply to are then taken one by one, in index order, and all the
+        # others become files in one pass, with no Python call per entry.
+        paths, sizes = listing.paths, listing.sizes
+        parts = list(map(str.rpartition, paths, repeat("/")))
+        parents = list(map(itemgetter(0), parts))
+        names = list(map(itemgetter(2), parts))
+        to_check = self._entries_to_check(paths, sizes, parents, names)
+        rows = zip(paths, sizes, listing.mtimes_ns, listing.blob_ids, strict=True)
+        if not to_check:
+            self.files.extend(map(WorkspaceFile._make, rows))
+            return
+        is_plain = [True] * len(paths)
+        for index in to_check:
+            is_plain[index] = False
+        self.files.extend(map(WorkspaceFile._make, compress(rows, is_plain)))
+        for index in sorted(to_check):
+            self._take_one_vouched(
+                WorkspaceFile(
+                    paths[index], sizes[index], listing.mtimes_ns[index], listing.blob_ids[index]
+                ),
+                parents[index],
+                names[index],
+            )
+
+    def _entries_to_check(
+        self, paths: list[str], sizes: list[int], parents: list[str], names: list[str]
+    ) -> set[int]:
+        """The positions of the vouched entries a rule may apply to (and a few more)."""
+        if not self.path_filter.is_empty:
+            return set(range(len(paths)))
+        to_check = could_be_left_out_by_name(names)
+        to_check.update(compress(count(), map(self.max_file_bytes.__lt__, sizes)))
+        unreal = {folder for folder in set(parents) if not self._is_real_directory(folder)}
+        if unreal:
+            to_check.update(compress(count(), map(unreal.__contains__, parents)))
+        # A control character or a byte that is not UTF-8 makes text unprintable: one test over
+        # all the names at once, and only when it fails (rare) are they looked at one by one.
+        if not "".join(paths).isprintable():
+            to_check.update(index for index, path in enumerate(paths) if _is_unusual(path))
+        return to_check
+
+    def _take_one_vouched(self, file: WorkspaceFile, parent: str, name: str) -> None:
+        path = file.path
+        if _is_unusual(path):
+            self.consider_listed(path, file.blob_id)
+        elif not self.path_filter.allows(path):
+            return
+        elif not self._is_real_directory(parent):
+            self.leave_out("symlinked_directory", path)
+        elif is_credential_file_name(name):
+            self.leave_out("credential", path)
+        elif file.size > self.max_file_bytes:
+            self.leave_out("too_large", path)
+        elif has_binary_suffix(name):
+            self.leave_out("binary", path)
+        else:
+            self.files.append(file)
 
     def consider_listed(self, relative: str, blob_id: str | None) -> None:
         if has_undecodable_name(relative):
@@ -442,6 +479,11 @@ class _Checker:
                     is_real = False
             self._directory_is_real[folder] = is_real
         return is_real
+
+
+def _is_unusual(path: str) -> bool:
+    """Whether `path` needs the full checks of a listed name: not UTF-8, or unsafe to show."""
+    return has_undecodable_name(path) or is_unsafe_name(path)
 
 
 def _is_inside(path: str, root: str) -> bool:

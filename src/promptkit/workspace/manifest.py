@@ -166,12 +166,18 @@ def fingerprint_files(files: Iterable[WorkspaceFile]) -> str:
 
 
 def manifest_for_selection(
-    selection: FileSelection, *, strategy: WorkspaceStrategy = "existing"
+    selection: FileSelection,
+    *,
+    strategy: WorkspaceStrategy = "existing",
+    fingerprint: str | None = None,
 ) -> WorkspaceManifest:
-    """The manifest of the workspace `selection` was taken from (shares its file listing)."""
+    """The manifest of the workspace `selection` was taken from (shares its file listing);
+    `fingerprint` is `fingerprint_files(selection.files)` when the caller has it already (a
+    listing process computes it beside the listing)."""
     root = selection.root
     created_at = datetime.now(UTC).replace(microsecond=0)
-    fingerprint = fingerprint_files(selection.files)
+    if fingerprint is None:
+        fingerprint = fingerprint_files(selection.files)
     if not selection.from_git:
         # A `.git` that git would not read: git is missing, or it refused a repository owned
         # by another user (safe.directory). Either way the walk stood in for it.
