@@ -211,3 +211,30 @@ def test_skills_past_the_first_four_are_named_without_their_descriptions(
     assert line_starting(digest, "- More skills") == (
         "- More skills: `.agents/skills/e/SKILL.md`, `.agents/skills/f/SKILL.md`"
     )
+
+
+def test_a_vitepress_site_keeps_its_pages_beside_the_vitepress_folder(
+    tmp_path: Path, write: Writer
+) -> None:
+    write_all(write, tmp_path, ["docs/.vitepress/config.mts", "docs/index.md", "README.md"])
+
+    line = line_starting(digest_of(tmp_path), "- Docs site")
+
+    assert line == (
+        "- Docs site (VitePress): config `docs/.vitepress/config.mts`; pages in `docs`"
+        " (home `docs/index.md`)"
+    )
+
+
+def test_a_plain_docs_folder_with_only_a_home_page_has_no_site_line(
+    tmp_path: Path, write: Writer
+) -> None:
+    write_all(write, tmp_path, ["docs/README.md", *(f"docs/page{n}.md" for n in range(12))])
+
+    assert "Docs site" not in digest_of(tmp_path)
+
+
+def test_a_test_named_for_docker_does_not_run_the_docs(tmp_path: Path, write: Writer) -> None:
+    write_all(write, tmp_path, ["tests/test_docker.py", "tests/dockerUnit.test.ts"])
+
+    assert "Tests that run the docs" not in digest_of(tmp_path)

@@ -118,8 +118,8 @@ def _docs_and_tests(facts: WorkspaceFacts) -> list[DigestLine]:
             details.append("translations " + ", ".join(map(code_span, site.translations)))
         parts.append(pages + (f" ({'; '.join(details)})" if details else ""))
         kind = f" ({plain(site.generator)})" if site.generator else ""
-        # A folder of pages and nothing else to say: its own Layout line says as much.
-        if site.config is not None or details:
+        # A folder of pages with nothing more to say than its home: its Layout line will do.
+        if site.config is not None or len(details) > (site.home is not None):
             lines.append(DigestLine("Layout", 84, f"- Docs site{kind}: {'; '.join(parts)}"))
     for rank, suite in enumerate(facts.suites):
         named = [

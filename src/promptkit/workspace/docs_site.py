@@ -21,7 +21,7 @@ _GENERATORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"astro\.config\.[cm]?[jt]s"), "Astro", ("src/content/docs", "src/pages")),
     (re.compile(r"mkdocs\.ya?ml"), "MkDocs", ("docs",)),
     (re.compile(r"docusaurus\.config\.[cm]?[jt]s"), "Docusaurus", ("docs",)),
-    (re.compile(r"\.vitepress/config\.[cm]?[jt]s"), "VitePress", ("..",)),
+    (re.compile(r"\.vitepress/config\.[cm]?[jt]s"), "VitePress", ("",)),
     (re.compile(r"book\.toml"), "mdBook", ("src",)),
     (re.compile(r"(?:docs|doc)/(?:source/)?conf\.py"), "Sphinx", ("",)),
     (re.compile(r"source\.config\.ts"), "Fumadocs", ("content/docs",)),
@@ -139,8 +139,8 @@ def _site_from_config(path: str, folders: set[str]) -> DocsSite | None:
         base = path[: max(start - 1, 0)]
         for relative in page_folders:
             pages = _joined(base, relative)
-            # A configuration at the top whose pages are the whole tree (VitePress) says ".".
-            if pages in folders or (not pages and relative == ".." and folders):
+            # A configuration at the top whose pages are the whole tree says ".".
+            if pages in folders or (not pages and folders):
                 return DocsSite(pages or ".", config=path, generator=generator)
     return None
 
@@ -153,8 +153,6 @@ def _site_from_navigation(path: str, folders: set[str]) -> DocsSite | None:
 
 
 def _joined(base: str, relative: str) -> str:
-    if relative == "..":
-        return base.rpartition("/")[0]
     return "/".join(part for part in (base, relative) if part)
 
 

@@ -38,9 +38,12 @@ _TEST_FILE = re.compile(
     r"test_.*|.*_test\.\w+|.*\.(?:test|spec|test-d)\.\w+|conftest\.py|__init__\.py|.*\.snap"
 )
 _HELPER = re.compile(r".*\.(?:py|[cm]?[jt]sx?|go|rs|rb|java|kt)")
+# Named for the docs, the readme or the examples as a whole word (`test_docs_parity.py`,
+# `examples.test.ts`), not as the start of another (`test_docker.py`).
 _DOCS_CHECK = re.compile(
-    r"test_(?:docs?|readme|examples?)\w*\.py|(?:docs?|readme|examples?)[\w-]*\.(?:test|spec)\.[cm]?[jt]s|"
-    r"(?:docs?|readme|examples?)\w*_test\.go",
+    r"test_(?:docs?|readme|examples?)(?:_\w+)?\.py|"
+    r"(?:docs?|readme|examples?)(?:[-_.][\w-]+)?\.(?:test|spec)\.[cm]?[jt]sx?|"
+    r"(?:docs?|readme|examples?)(?:_\w+)?_test\.go",
     re.IGNORECASE,
 )
 _MAX_DOCS_CHECKS = 6
