@@ -393,3 +393,16 @@ def test_a_folder_named_for_docs_or_tests_is_not_taken_for_the_main_code(
 
     assert "src/shop/" in folders
     assert not [folder for folder in folders if folder.startswith("docs_src/topic")]
+
+
+def test_a_workflows_other_commands_are_shown_once_under_workflows(
+    tmp_path: Path, write: Writer
+) -> None:
+    checks = [f"cargo test -p crate{n}" for n in range(5)]
+    write(tmp_path, ".github/workflows/ci.yml", workflow(*checks))
+
+    digest = digest_of(tmp_path)
+
+    assert digest.count("`cargo test -p crate4`") == 1
+    assert "Also in `.github/workflows/ci.yml`" not in digest
+    assert "- `.github/workflows/ci.yml`: `cargo test -p crate3`; `cargo test -p crate4`" in digest

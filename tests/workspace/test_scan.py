@@ -460,3 +460,10 @@ def test_npm_workspaces_packages_scripts_are_read(tmp_path: Path, write: Writer)
     assert ("cd libs/ui/button && npm test", "jest") in {
         (c.command, c.detail) for c in facts.commands
     }
+
+
+def test_a_workflow_name_leaves_out_its_yaml_comment() -> None:
+    unquoted = parse_workflow("a.yml", "name: autofix.ci  # For security reasons\non: push\n")
+    quoted = parse_workflow("b.yml", 'name: "Build #1"  # the first\non: push\n')
+
+    assert (unquoted.name, quoted.name) == ("autofix.ci", "Build #1")

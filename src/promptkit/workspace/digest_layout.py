@@ -33,6 +33,7 @@ _MAX_ROOT_FILES = 24
 _MAX_PATHS_PER_LINE = 8
 _MAX_INLINE_SUBFOLDERS = 4
 _MAX_INNER_PURPOSE = 72
+_MAX_DESCRIBED_SKILLS = 4
 _CONVENTIONAL = frozenset(
     {"src", "lib", "test", "tests", "__tests__", "testdata", "resources", "benches", "examples"}
 )
@@ -66,13 +67,20 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:
         suffix = f" and {more} more" if more > 0 else ""
         lines.append(DigestLine("Layout", 88, f"- Docs and config: {shown}{suffix}"))
     lines.extend(_catalogue("- Contributor docs", facts.contributor_docs, 86))
-    for rank, skill in enumerate(facts.skills):
-        about = f": {plain(skill.description)}" if skill.description else ""
+    lines.extend(_docs_and_tests(facts))
+    if facts.generated_folders:
+        listed = ", ".join(code_span(path) for path in facts.generated_folders)
         lines.append(
-            DigestLine(
-                "Layout", 74 - min(rank, 20) * 1.5, f"- Skill {code_span(skill.path)}{about}"
-            )
+            DigestLine("Layout", 80, f"- Generated code (regenerate, do not edit): {listed}")
         )
+    # The first few skills say what they are for; the rest are named, so many skills do not
+    # crowd out the layout.
+    for rank, skill in enumerate(facts.skills[:_MAX_DESCRIBED_SKILLS]):
+        about = f": {plain(skill.description)}" if skill.description else ""
+        text = f"- Skill {code_span(skill.path)}{about}"
+        lines.append(DigestLine("Layout", 74 - rank * 1.5, text))
+    named = tuple(skill.path for skill in facts.skills[_MAX_DESCRIBED_SKILLS:])
+    lines.extend(_catalogue("- More skills", named, 69))
     if facts.root_file_count:
         text = f"- Top level: {count_of(facts.root_file_count, 'file')}"
         # Docs and config are named above already.
@@ -87,6 +95,46 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:
     if other:
         listed = ", ".join(f"{lang.language} {lang.files:,}" for lang in other[:_MAX_OTHER_TYPES])
         lines.append(DigestLine("Layout", 55, f"- Other files: {listed}"))
+    return lines
+
+
+def _docs_and_tests(facts: WorkspaceFacts) -> list[DigestLine]:
+    """Where the doc pages are and in which languages; where the tests keep helpers and data."""
+    lines: list[DigestLine] = []
+    site = facts.docs_site
+    if site is not None:
+        parts = []
+        if site.config is not None:
+            parts.append(f"config {code_span(site.config)}")
+        pages = f"pages in {code_span(site.pages)}"
+        details = [
+            f"{label} {code_span(path)}"
+            for label, path in (("home", site.home), ("navigation", site.navigation))
+            if path is not None
+        ]
+        if site.migrations:
+            details.append("migration guides " + ", ".join(map(code_span, site.migrations)))
+        if site.translations:
+            details.append("translations " + ", ".join(map(code_span, site.translations)))
+        parts.append(pages + (f" ({'; '.join(details)})" if details else ""))
+        kind = f" ({plain(site.generator)})" if site.generator else ""
+        # A folder of pages with nothing more to say than its home: its Layout line will do.
+        if site.config is not None or len(details) > (site.home is not None):
+            lines.append(DigestLine("Layout", 84, f"- Docs site{kind}: {'; '.join(parts)}"))
+    for rank, suite in enumerate(facts.suites):
+        named = [
+            f"{label} {', '.join(map(code_span, paths))}"
+            for label, paths in (("helpers", suite.helpers), ("data", suite.data))
+            if paths
+        ]
+        if not named:
+            continue
+        size = count_of(suite.files, "file")
+        text = f"- Tests in {code_span(suite.path)} ({size}): {'; '.join(named)}"
+        lines.append(DigestLine("Layout", 77 - rank * 3, text))
+    if facts.docs_checks:
+        listed = ", ".join(map(code_span, facts.docs_checks))
+        lines.append(DigestLine("Layout", 81, f"- Tests that run the docs' code: {listed}"))
     return lines
 
 

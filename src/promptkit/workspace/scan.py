@@ -22,6 +22,7 @@ from pathlib import Path
 from promptkit.errors import WorkspaceError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_secrets
+from promptkit.workspace.docs_site import DocsSite, docs_site
 from promptkit.workspace.files import (
     DEFAULT_MAX_FILE_BYTES,
     SkipReason,
@@ -35,11 +36,13 @@ from promptkit.workspace.landmarks import (
     agent_skills,
     contributor_docs,
     entry_points,
+    generated_folders,
     is_notable,
     largest_modules,
 )
 from promptkit.workspace.manifest import WorkspaceManifest, manifest_for_selection
 from promptkit.workspace.reading import HOST_READER, WorkspaceReader, read_workspace_bytes
+from promptkit.workspace.suites import SuiteFolder, docs_checks, suite_folders
 from promptkit.workspace.tally import DirectoryCount, LanguageCount, NameTally, is_code
 from promptkit.workspace.tooling import (
     LOCKFILE_NAMES,
@@ -83,7 +86,10 @@ class WorkspaceFacts:
     command's main.go, a package's index.ts or __init__.py, a crate's lib.rs); `root_files`
     are the names of the files at the top level; `contributor_docs` the docs in folders
     written for contributors; `skills` the agent skills; `largest_modules` the largest
-    hand-written source files (see `promptkit.workspace.landmarks`).
+    hand-written source files and `generated_folders` the folders of generated code (see
+    `promptkit.workspace.landmarks`); `docs_site` the documentation site, if any (see
+    `promptkit.workspace.docs_site`); `suites` the largest test suites and `docs_checks` the
+    tests that run the docs' examples (see `promptkit.workspace.suites`).
     """
 
     manifest: WorkspaceManifest
@@ -105,6 +111,10 @@ class WorkspaceFacts:
     contributor_docs: tuple[str, ...] = ()
     skills: tuple[AgentSkill, ...] = ()
     largest_modules: tuple[str, ...] = ()
+    generated_folders: tuple[str, ...] = ()
+    docs_site: DocsSite | None = None
+    suites: tuple[SuiteFolder, ...] = ()
+    docs_checks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +262,10 @@ def _scan(
         contributor_docs=contributor_docs(paths),
         skills=agent_skills(paths, read),
         largest_modules=largest_modules(sizes, read, is_code),
+        generated_folders=generated_folders(paths),
+        docs_site=docs_site(paths),
+        suites=suite_folders(paths),
+        docs_checks=docs_checks(paths),
     )
 
 

@@ -37,8 +37,8 @@ CHARS_PER_TOKEN = 4
 _SECTIONS = ("Commands", "Layout", "Tooling", "Workflows", "Watch-outs")
 # The share of the budget each part keeps before the rest is shared out by priority.
 _SHARES: Mapping[str, float] = {
-    "Commands": 0.40,
-    "Layout": 0.38,
+    "Commands": 0.35,
+    "Layout": 0.43,
     "Tooling": 0.06,
     "Workflows": 0.08,
     "Watch-outs": 0.08,
@@ -192,8 +192,10 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[DigestLine], set[str]]:
         shown.update((command.command, *command.aliases))
     lines.extend(_package_lines(per_package))
     by_source: dict[str, list[ToolCommand]] = {}
+    workflow_files = {workflow.path for workflow in facts.workflows}
     for command in rest:
-        by_source.setdefault(command.source, []).append(command)
+        if command.source not in workflow_files:
+            by_source.setdefault(command.source, []).append(command)
     # A long catalogue is cut into lines, so the budget can show its head and drop its tail.
     for rank, (source, commands) in enumerate(sorted(by_source.items())):
         shown_count = min(len(commands), _MAX_CATALOGUE * _MAX_CATALOGUE_LINES)

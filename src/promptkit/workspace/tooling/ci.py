@@ -34,7 +34,7 @@ _NOT_SHELL = re.compile(r"^(?:const|let|var|await|return|import|from|def|if\s*\(
 def parse_workflow(path: str, text: str) -> Workflow:
     """The name and shell commands of a CI file (GitHub Actions, GitLab, CircleCI, Jenkins...)."""
     name_match = re.search(r"^name:\s*(.+)$", text, re.MULTILINE)
-    name = one_line(unquote(name_match.group(1).strip()), 80) if name_match else None
+    name = one_line(unquote(_without_comment(name_match.group(1))), 80) if name_match else None
     if path.endswith("Jenkinsfile"):
         commands = [m.group(2) for m in _JENKINS_SH.finditer(text)]
     else:
@@ -174,3 +174,12 @@ def script_commands(text: str) -> list[str]:
         if command and command not in lines:
             lines.append(command)
     return lines
+
+
+def _without_comment(value: str) -> str:
+    """A YAML scalar without its trailing `# comment` (a quoted value keeps its `#`)."""
+    value = value.strip()
+    if value[:1] in ("'", '"'):
+        closing = value.find(value[0], 1)
+        return value[: closing + 1] if closing > 0 else value
+    return re.split(r"\s#", value, maxsplit=1)[0].rstrip()
