@@ -72,6 +72,24 @@ def test_every_help_shows_an_example_and_the_exit_statuses(
     assert "exit status:" in shown and "130  interrupted" in shown
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["optimize", ".", "--provider", "static", "--exclude", "vendor"],
+        ["--log-level", "debug", "render", "repo", "--log-format", "json"],
+        ["digest", "status", "--json"],
+        ["overrides", "list", "--overrides-dir", "overrides"],
+        ["eval", "app.prompts:review", "--dataset", "cases.jsonl"],
+    ],
+    ids=["optimize", "render", "digest", "overrides", "eval"],
+)
+def test_the_parser_built_for_one_command_reads_its_line_as_the_full_parser_does(
+    argv: list[str],
+) -> None:
+    # `main` registers only the command a line names, so the others' imports are not paid.
+    assert vars(build_parser(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
 @pytest.mark.parametrize("place", ["before", "after"])
 def test_global_options_are_accepted_before_or_after_the_subcommand(
     place: str, repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
