@@ -40,6 +40,17 @@ def build(session, workspace):
     )
 
 
+def of_src(session, workspace):
+    return Prompt(
+        ns="team",
+        key="src",
+        sections=(
+            VfsWorkspaceSection(session=session, mounts=[HostMount(workspace / "src")]),
+            WorkspaceDigestSection(session=session),
+        ),
+    )
+
+
 def without_digest(session, workspace):
     return Prompt(
         ns="team",
@@ -257,3 +268,25 @@ def test_a_model_run_of_the_command_sends_the_first_request_the_library_sends(
     capsys.readouterr()
     assert "Mounted directories" in by_command.body["messages"][0]["content"]
     assert by_command.raw_body == by_library.raw_body
+
+
+def test_a_model_run_whose_prompt_mounts_another_folder_describes_that_folder(
+    repo: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The command's listing helper lists PATH; the prompt mounts PATH/src, listed in-process.
+    for name in PROVIDER_ENV_KEYS:
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "src_prompts.py").write_text(FACTORY_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with FakeProviderServer() as server:
+        server.respond_with(lambda request: Reply.json({"digest": "## Layout\n- demo/"}))
+        model = ("--base-url", server.openai_base_url, "--model", "served-model")
+        prompt = ("--prompt", "src_prompts:of_src", "--state-dir", str(tmp_path / "state"))
+        assert main(["optimize", str(repo), *model, *prompt]) == 0
+        (request,) = server.requests
+
+    capsys.readouterr()
+    assert "- `/`: 2 files," in request.body["messages"][0]["content"]

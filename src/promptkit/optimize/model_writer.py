@@ -84,6 +84,8 @@ class ModelDigestWriter:
             self.adapter.prepare_client()
             selection, fingerprint = early.result()
         else:
+            if early is not None:
+                early.close()  # a listing of another directory would only take CPU from this one
             pending = begin_selection(root, max_file_bytes=primary.max_file_bytes)
             self.adapter.prepare_client()
             selection = pending.result()
