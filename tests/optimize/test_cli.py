@@ -238,33 +238,46 @@ def test_live_progress_redraws_a_status_line_between_tool_calls() -> None:
     assert "working..." in stream.getvalue()
 
 
+@pytest.fixture
+def digest_server(
+    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> FakeProviderServer:
+    """The fake provider answering every request with a digest, and no provider key set: the
+    command's `--base-url` makes `auto` choose it."""
+    for name in PROVIDER_ENV_KEYS:
+        monkeypatch.delenv(name, raising=False)
+    server.respond_with(lambda request: Reply.json({"digest": "## Layout\n- src/"}))
+    return server
+
+
+def served_model(server: FakeProviderServer) -> tuple[str, ...]:
+    return ("--base-url", server.openai_base_url, "--model", "served-model")
+
+
 def test_a_model_run_of_the_command_sends_the_first_request_the_library_sends(
     repo: Path,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    digest_server: FakeProviderServer,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # The command lists the workspace in a helper process; the library lists it in-process.
-    for name in PROVIDER_ENV_KEYS:
-        monkeypatch.delenv(name, raising=False)
-    with FakeProviderServer() as server:
-        server.respond_with(lambda request: Reply.json({"digest": "## Layout\n- src/"}))
-        model = ("--base-url", server.openai_base_url, "--model", "served-model")
-        state = str(tmp_path / "command-state")
-        assert main(["optimize", str(repo), *model, "--state-dir", state]) == 0
-        bound = bind_workspace(
-            str(repo), prompt=None, state_dir=str(tmp_path / "library-state"), overrides_dir=None
-        )
-        choice = choose_digest_writer("auto", model="served-model", base_url=server.openai_base_url)
-        optimize_workspace_digest(
-            choice.writer,
-            bound.prompt,
-            session=bound.session,
-            overrides_store=bound.overrides,
-            leave_out=[bound.sessions.state_root],
-        )
-        by_command, by_library = server.requests
+    state = str(tmp_path / "command-state")
+    assert main(["optimize", str(repo), *served_model(digest_server), "--state-dir", state]) == 0
+    bound = bind_workspace(
+        str(repo), prompt=None, state_dir=str(tmp_path / "library-state"), overrides_dir=None
+    )
+    choice = choose_digest_writer(
+        "auto", model="served-model", base_url=digest_server.openai_base_url
+    )
+    optimize_workspace_digest(
+        choice.writer,
+        bound.prompt,
+        session=bound.session,
+        overrides_store=bound.overrides,
+        leave_out=[bound.sessions.state_root],
+    )
 
+    by_command, by_library = digest_server.requests
     capsys.readouterr()
     assert "Mounted directories" in by_command.body["messages"][0]["content"]
     assert by_command.raw_body == by_library.raw_body
@@ -273,20 +286,17 @@ def test_a_model_run_of_the_command_sends_the_first_request_the_library_sends(
 def test_a_model_run_whose_prompt_mounts_another_folder_describes_that_folder(
     repo: Path,
     tmp_path: Path,
+    digest_server: FakeProviderServer,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # The command's listing helper lists PATH; the prompt mounts PATH/src, listed in-process.
-    for name in PROVIDER_ENV_KEYS:
-        monkeypatch.delenv(name, raising=False)
     (tmp_path / "src_prompts.py").write_text(FACTORY_MODULE, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    with FakeProviderServer() as server:
-        server.respond_with(lambda request: Reply.json({"digest": "## Layout\n- demo/"}))
-        model = ("--base-url", server.openai_base_url, "--model", "served-model")
-        prompt = ("--prompt", "src_prompts:of_src", "--state-dir", str(tmp_path / "state"))
-        assert main(["optimize", str(repo), *model, *prompt]) == 0
-        (request,) = server.requests
+    prompt = ("--prompt", "src_prompts:of_src", "--state-dir", str(tmp_path / "state"))
 
+    assert main(["optimize", str(repo), *served_model(digest_server), *prompt]) == 0
+
+    (request,) = digest_server.requests
     capsys.readouterr()
     assert "- `/`: 2 files," in request.body["messages"][0]["content"]
