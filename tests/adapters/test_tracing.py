@@ -2,6 +2,7 @@
 content only on opt-in and redacted; and with no SDK, nothing recorded and no SDK imported."""
 
 import json
+import os
 import subprocess
 import sys
 from typing import Any
@@ -151,3 +152,52 @@ def test_without_an_sdk_evaluate_records_nothing_and_imports_no_sdk(
     assert completed.returncode == 0, completed.stderr
     assert json.loads(completed.stdout) == {"sdk_imported": False, "recording": False}
     assert server.request_count == 1
+
+
+UNTRACED_SCRIPT = """
+import json, sys
+import openai
+from promptkit import MarkdownSection, Prompt
+from promptkit.adapters import OpenAIAdapter
+from promptkit.session import Session
+
+client = openai.OpenAI(api_key="sk-test", base_url=sys.argv[1], max_retries=0)
+prompt = Prompt(ns="t", key="k", sections=(MarkdownSection(title="T", key="t", template="Hi."),))
+OpenAIAdapter(model="m", client=client).evaluate(prompt, session=Session())
+print(json.dumps({
+    "api_imported": "opentelemetry.trace" in sys.modules,
+    "sdk_imported": any(name.startswith("opentelemetry.sdk") for name in sys.modules),
+}))
+"""
+
+
+def _run_untraced_script(server: FakeProviderServer, **environment: str) -> dict[str, bool]:
+    server.enqueue(Reply.text("hi"))
+    env = {key: value for key, value in os.environ.items() if key != "OTEL_PYTHON_TRACER_PROVIDER"}
+    completed = subprocess.run(
+        [sys.executable, "-c", UNTRACED_SCRIPT, server.openai_base_url],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        env={**env, **environment},
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert server.request_count == 1
+    result: dict[str, bool] = json.loads(completed.stdout)
+    return result
+
+
+def test_an_application_that_never_imports_opentelemetry_pays_no_import_of_it(
+    server: FakeProviderServer,
+) -> None:
+    assert _run_untraced_script(server) == {"api_imported": False, "sdk_imported": False}
+
+
+def test_a_tracer_provider_named_in_the_environment_is_still_loaded_by_an_evaluation(
+    server: FakeProviderServer,
+) -> None:
+    traced = _run_untraced_script(server, OTEL_PYTHON_TRACER_PROVIDER="sdk_tracer_provider")
+
+    assert traced == {"api_imported": True, "sdk_imported": True}

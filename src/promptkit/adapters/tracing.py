@@ -5,8 +5,10 @@ writes a workspace digest), a `chat {model}` span per provider request
 (model asked for and answering, token usage, finish reason) and an `execute_tool {name}` span
 per tool call, children of the evaluation's. Only `opentelemetry-api` is used, imported when an
 evaluation starts: until the application installs a tracer provider (an SDK) no span is made,
-since the API's would record nothing; without the package at all, tracing is off. Spans are
-never made "current" (an evaluation may run inside a generator or on worker threads), so
+since the API's would record nothing; without the package at all, tracing is off. Nor is the
+API imported (a fiftieth of a second before a command's first request) while no provider can be
+installed: the application has not imported it and names no provider in the environment. Spans
+are never made "current" (an evaluation may run inside a generator or on worker threads), so
 parents are passed explicitly.
 
 Message content (the user turn, the answer, tool arguments and results) is recorded only when
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -26,6 +29,8 @@ from promptkit.secrets import redact_secrets
 
 CAPTURE_CONTENT_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _TRACER_NAME = "promptkit"
+# The variable naming a tracer provider that the API loads on first use (an entry point).
+_PROVIDER_VARIABLE = "OTEL_PYTHON_TRACER_PROVIDER"
 
 _SETTING_ATTRIBUTES = {
     "temperature": "gen_ai.request.temperature",
@@ -41,6 +46,19 @@ def captures_content() -> bool:
     return os.environ.get(CAPTURE_CONTENT_VARIABLE, "").strip().lower() in ("1", "true")
 
 
+def _tracing_api() -> Any:
+    """`opentelemetry.trace`, or None when tracing is off: the package is missing, or no tracer
+    provider can have been installed, since nothing imported the API and the environment names
+    no provider for it to load (`OTEL_PYTHON_TRACER_PROVIDER`)."""
+    if "opentelemetry.trace" not in sys.modules and _PROVIDER_VARIABLE not in os.environ:
+        return None
+    try:
+        from opentelemetry import trace
+    except ImportError:  # the API is a dependency, but an application may have removed it
+        return None
+    return trace
+
+
 class EvaluationTrace:
     """The spans of one evaluation. Every method is safe to call when tracing is off."""
 
@@ -52,11 +70,8 @@ class EvaluationTrace:
         self._content = False
         self._trace: Any = None
         self._span: Any = None
-        if not enabled:
-            return
-        try:
-            from opentelemetry import trace
-        except ImportError:  # the API is a dependency, but an application may have removed it
+        trace = _tracing_api() if enabled else None
+        if trace is None:
             return
         if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
             # No SDK installed yet: its spans would record nothing, so none are made (an
@@ -200,10 +215,13 @@ class OptimizeTrace:
     def __init__(self, *, provider: str, model: str, prompt_name: str) -> None:
         self._span: Any = None
         self._token: Any = None
-        try:
-            from opentelemetry import context, trace
-        except ImportError:
+        trace = _tracing_api()
+        if trace is None:
+            # With no tracer provider the API's span would be its invalid one, which is also
+            # what the current span is when none is attached: leaving it out changes nothing.
             return
+        from opentelemetry import context
+
         self._trace, self._context = trace, context
         self._span = trace.get_tracer(_TRACER_NAME).start_span(
             f"optimize {prompt_name}",
