@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from promptkit import Prompt, TextSection
 from promptkit.errors import OverridesError
@@ -115,6 +115,8 @@ def test_a_tag_is_written_inside_the_root_exactly_when_it_follows_the_key_rule(
 def test_a_section_path_is_accepted_exactly_when_every_part_follows_the_key_rule(
     tmp_path_factory, parts: list[str]
 ) -> None:
+    # A path the prompt has (`task`, which the text can happen to spell) is not what is asked.
+    assume(review_prompt().section_at(tuple(parts)) is None)
     base = tmp_path_factory.mktemp("paths")
     store = LocalPromptOverridesStore(base / "overrides")
 
