@@ -183,6 +183,29 @@ def test_a_filter_asked_about_many_paths_at_once_answers_as_asked_one_by_one(
     assert PathFilter.of(include, exclude).allows_each(paths) == one_by_one
 
 
+ODD_PATHS = st.tuples(st.sampled_from(["", "/", "./"]), PATHS, st.sampled_from(["", "/"])).map(
+    "".join
+)
+PLAIN_PATHS = st.lists(
+    st.sampled_from(["a", "b", "src", "vendor", "x.py", "deep", "ab"]), min_size=1, max_size=3
+).map("/".join)
+PLAIN_EXCLUDES = st.tuples(
+    st.sampled_from(["", "./", "/"]), PLAIN_PATHS, st.sampled_from(["", "/"])
+)
+
+
+@given(
+    paths=st.lists(st.one_of(PATHS, ODD_PATHS), max_size=12),
+    exclude=st.lists(PLAIN_EXCLUDES.map("".join), min_size=1, max_size=2),
+)
+def test_a_filter_excluding_plain_paths_asked_about_many_paths_answers_as_asked_one_by_one(
+    paths: list[str], exclude: list[str]
+) -> None:
+    one_by_one = [PathFilter.of((), exclude).allows(path) for path in paths]
+
+    assert PathFilter.of((), exclude).allows_each(paths) == one_by_one
+
+
 CREDENTIAL_SHAPES = (
     ".env.{}",
     "{}.pem",
