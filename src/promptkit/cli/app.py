@@ -134,6 +134,25 @@ def _commands(
                     yield from _commands(sub, (*words, name))
 
 
+def _configure_logging(args: argparse.Namespace) -> None:
+    """Route log records as `--log-format` and `--log-level` say.
+
+    structlog imports rich, when it is installed, for the tracebacks it can render: a twentieth
+    of a second, and the CLI's records never use them (promptkit formats and redacts every
+    exception before a renderer sees it). So structlog is imported here as if rich were absent;
+    rich stays importable for anything imported later.
+    """
+    hides_rich = "rich" not in sys.modules and "structlog" not in sys.modules
+    if hides_rich:
+        sys.modules["rich"] = None  # type: ignore[assignment]  # `import rich` fails meanwhile
+    try:
+        from promptkit.logging import configure
+    finally:
+        if hides_rich:
+            del sys.modules["rich"]
+    configure(format=args.log_format, level=args.log_level)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
     words = sys.argv[1:] if argv is None else argv
@@ -146,9 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     head_start = getattr(args, "head_start", None)
     try:
         with head_start(args) if head_start is not None else contextlib.nullcontext():
-            from promptkit.logging import configure
-
-            configure(format=args.log_format, level=args.log_level)
+            _configure_logging(args)
             status: int = handler(args)
     except (PromptkitError, OSError, UnicodeError, RuntimeError) as error:
         failure = describe_failure(error)
