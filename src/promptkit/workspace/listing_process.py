@@ -132,8 +132,8 @@ class ListingProcess:
         from promptkit.workspace.files import (
             FileSelection,
             LeftOut,
-            WorkspaceFile,
             collector_paused,
+            workspace_files,
         )
 
         if self._child is None:
@@ -153,7 +153,7 @@ class ListingProcess:
                 rows = zip(paths, sizes, mtimes, blob_ids, strict=True)
                 selection = FileSelection(
                     root=Path(root),
-                    files=tuple(map(WorkspaceFile._make, rows)),
+                    files=tuple(workspace_files(rows)),
                     left_out=tuple(map(LeftOut._make, left_out)),
                     from_git=from_git,
                     max_file_bytes=self.max_file_bytes,
