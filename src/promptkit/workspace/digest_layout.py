@@ -192,7 +192,7 @@ def _catalogue(label: str, paths: tuple[str, ...], priority: float) -> list[Dige
     lines: list[DigestLine] = []
     for start in range(0, len(paths), _MAX_PATHS_PER_LINE):
         chunk = ", ".join(code_span(path) for path in paths[start : start + _MAX_PATHS_PER_LINE])
-        priority_here = priority - 10 * start // _MAX_PATHS_PER_LINE
+        priority_here = priority - 6 * start // _MAX_PATHS_PER_LINE
         lines.append(DigestLine("Layout", priority_here, f"{label}: {chunk}"))
     return lines
 
