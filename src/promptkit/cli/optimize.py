@@ -99,7 +99,6 @@ def run_optimize(args: argparse.Namespace) -> int:
     """Optimize, store, and print the digest and where it went; returns the exit status."""
     from promptkit.discovery.workspace import bind_workspace
     from promptkit.optimize import (
-        ModelDigestWriter,
         OptimizationScope,
         choose_digest_writer,
         optimize_workspace_digest,
@@ -111,12 +110,12 @@ def run_optimize(args: argparse.Namespace) -> int:
         args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
     )
     choice = choose_digest_writer(
-        args.provider, model=args.model, base_url=args.base_url, api=args.api
+        args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        api=args.api,
+        listing=getattr(args, "listing", None),
     )
-    writer = choice.writer
-    listing = getattr(args, "listing", None)
-    if listing is not None and isinstance(writer, ModelDigestWriter):
-        writer = ModelDigestWriter(writer.adapter, listing=listing)
     scope = OptimizationScope(args.scope)
     prompt, session, workspace = bound.prompt, bound.session, bound.workspace
     progress = Progress(sys.stderr, live=sys.stderr.isatty())
@@ -131,7 +130,7 @@ def run_optimize(args: argparse.Namespace) -> int:
     )
     try:
         result = optimize_workspace_digest(
-            writer,
+            choice.writer,
             prompt,
             store_scope=scope,
             overrides_store=bound.overrides,

@@ -19,6 +19,7 @@ from promptkit.errors import ProviderError
 if TYPE_CHECKING:
     from promptkit.adapters.base import ProviderAdapter
     from promptkit.optimize.types import DigestWriter
+    from promptkit.workspace.listing_process import ListingProcess
 
 WriterName = Literal["auto", "openai", "anthropic", "static"]
 WRITER_NAMES: tuple[str, ...] = get_args(WriterName)
@@ -34,11 +35,14 @@ class WriterChoice:
     adapter: ProviderAdapter | None
 
     @classmethod
-    def of_adapter(cls, adapter: ProviderAdapter, reason: str) -> WriterChoice:
-        """The choice of `adapter`'s model as the writer (and as the REPL's answering model)."""
+    def of_adapter(
+        cls, adapter: ProviderAdapter, reason: str, *, listing: ListingProcess | None = None
+    ) -> WriterChoice:
+        """The choice of `adapter`'s model as the writer (and as the REPL's answering model);
+        `listing` is as for `ModelDigestWriter`."""
         from promptkit.optimize.model_writer import ModelDigestWriter
 
-        return cls(ModelDigestWriter(adapter), reason, adapter)
+        return cls(ModelDigestWriter(adapter, listing=listing), reason, adapter)
 
 
 def choose_digest_writer(
@@ -48,11 +52,13 @@ def choose_digest_writer(
     base_url: str | None = None,
     api: str | None = None,
     environ: Mapping[str, str] | None = None,
+    listing: ListingProcess | None = None,
 ) -> WriterChoice:
     """The writer for `provider` (`auto`, `openai`, `anthropic` or `static`).
 
     `model`, `base_url`, `api` and `environ` are as for `choose_adapter`; keys are never put in the
-    reason or in an error message.
+    reason or in an error message. `listing`, a listing already under way in a helper process,
+    goes to a model's writer (see `ModelDigestWriter`); the static writer lists what it reads.
     """
     env = os.environ if environ is None else environ
     if provider not in WRITER_NAMES:
@@ -67,7 +73,7 @@ def choose_digest_writer(
             StaticDigestWriter(), _static_reason(provider, model, base_url), adapter=None
         )
     choice = choose_adapter(provider, model=model, base_url=base_url, api=api, environ=env)
-    return WriterChoice.of_adapter(choice.adapter, choice.reason)
+    return WriterChoice.of_adapter(choice.adapter, choice.reason, listing=listing)
 
 
 def writes_with_model(
