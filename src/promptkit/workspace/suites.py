@@ -13,7 +13,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["SuiteFolder", "docs_checks", "suite_folders"]
+__all__ = ["TEST_FILE_NAME", "SuiteFolder", "docs_checks", "suite_folders"]
+
+# A file name that says it holds tests (`test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`,
+# type tests `x.test-d.ts`) or their shared fixtures (`conftest.py`): a regular expression.
+TEST_FILE_NAME = r"test_.*|.*_test\.\w+|.*\.(?:test|spec|test-d)\.\w+|conftest\.py"
 
 # The folder names a test suite lives under.
 _SUITE_NAMES = frozenset(
@@ -34,9 +38,8 @@ _MAX_DATA_BELOW = 4
 _MAX_DATA = 5
 _MAX_HELPERS = 4
 _SMALL_SUITE = 3
-_TEST_FILE = re.compile(
-    r"test_.*|.*_test\.\w+|.*\.(?:test|spec|test-d)\.\w+|conftest\.py|__init__\.py|.*\.snap"
-)
+# Not a helper: a test, a package marker or a snapshot.
+_NOT_HELPER = re.compile(rf"{TEST_FILE_NAME}|__init__\.py|.*\.snap")
 _HELPER = re.compile(r".*\.(?:py|[cm]?[jt]sx?|go|rs|rb|java|kt)")
 # Named for the docs, the readme or the examples as a whole word (`test_docs_parity.py`,
 # `examples.test.ts`), not as the start of another (`test_docker.py`).
@@ -108,7 +111,7 @@ def _describe(suite: str, files: list[str]) -> SuiteFolder:
         for path in files
         if "/" not in path[start:]
         and _HELPER.fullmatch(path[start:]) is not None
-        and _TEST_FILE.fullmatch(path[start:]) is None
+        and _NOT_HELPER.fullmatch(path[start:]) is None
     ]
     # Data folders directly in the suite, then those one level down unless every area of the
     # suite has its own (`<area>/fixtures` in each of forty areas is a pattern, not a place).
