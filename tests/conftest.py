@@ -134,6 +134,17 @@ def run_promptkit(
     return run_process([sys.executable, "-m", "promptkit", *args], cwd=cwd, env=env, stdin=stdin)
 
 
+@pytest.fixture(autouse=True)
+def logging_back_on_stderr() -> Iterator[None]:
+    """A test may run `promptkit.cli.main` in this process, which points logging at the
+    `sys.stderr` of the moment: `capsys` closes that after the test, so logging goes back to
+    the real stderr after each test, wherever it ran."""
+    yield
+    from promptkit.logging import configure
+
+    configure(level="warning")
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A committed git repository of `REPO_FILES` at tmp_path/repo."""
