@@ -363,8 +363,7 @@ def test_an_inner_folder_keeps_the_start_of_its_description(tmp_path: Path, writ
     digest = digest_of(tmp_path)
 
     assert (
-        "  - `packages/acme/` (2 files): The Acme provider for the SDK contains language model"
-        " support for the…\n"
+        "  - `packages/acme/` (2 files): The Acme provider for the SDK contains language…\n"
     ) in digest
 
 

@@ -32,7 +32,7 @@ _MAX_ENTRY_POINTS = 12
 _MAX_ROOT_FILES = 24
 _MAX_PATHS_PER_LINE = 8
 _MAX_INLINE_SUBFOLDERS = 4
-_MAX_INNER_PURPOSE = 72
+_MAX_INNER_PURPOSE = 52
 _MAX_DESCRIBED_SKILLS = 4
 _CONVENTIONAL = frozenset(
     {"src", "lib", "test", "tests", "__tests__", "testdata", "resources", "benches", "examples"}
@@ -56,6 +56,11 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:
     if facts.largest_modules:
         listed = ", ".join(code_span(path) for path in facts.largest_modules)
         lines.append(DigestLine("Layout", 78, f"- Largest modules: {listed}"))
+    # What users import and where the big modules are tested: named after the folders and
+    # the big modules, and before the room left over goes to catalogues' tails.
+    lines.extend(_named("- Tests of the largest modules", facts.module_tests, 60))
+    lines.extend(_named("- Package exports", facts.exported_modules, 60))
+    lines.extend(_named("- Re-exported by entry points", facts.reexported_modules, 60))
     if facts.entry_points:
         listed = ", ".join(code_span(path) for path in facts.entry_points[:_MAX_ENTRY_POINTS])
         more = len(facts.entry_points) - _MAX_ENTRY_POINTS
@@ -151,7 +156,12 @@ def _folders(facts: WorkspaceFacts) -> list[DigestLine]:
     parents = {max(holders, key=len) for holders in above.values() if holders}
     lines: list[DigestLine] = []
     pending: list[tuple[str, list[DigestLine]]] = []
-    for rank, folder in enumerate(facts.folders):
+    # Larger folders first, at any depth: a top-level `tasks/` of 1,600 files says more than
+    # the twentieth crate of 40, and a package of 250 more than a described one of 40.
+    by_size = sorted(facts.folders, key=lambda note: (-note.files, note.path))
+    size_rank = {note.path: rank for rank, note in enumerate(by_size)}
+    for folder in facts.folders:
+        rank = size_rank[folder.path]
         while pending and not folder.path.startswith(pending[-1][0]):
             lines.extend(pending.pop()[1])
         level = len(above[folder.path])
@@ -175,8 +185,9 @@ def _folders(facts: WorkspaceFacts) -> list[DigestLine]:
             inside = "; " + ", ".join(code_span(child) for child in shown)
         size = count_of(folder.files, "file")
         text = f"{indent}- {code_span(folder.path)} ({size}{inside}){purpose}"
-        base = 82 if folder.purpose else 70
-        priority = base - min(rank, 40) * 0.5 - level * 4
+        # A description is worth twelve places in size.
+        base = 82 if folder.purpose else 76
+        priority = base - min(rank, 40) * 0.5
         lines.append(DigestLine("Layout", priority, text))
         if folder.path in parents and folder.subfolders:
             label = f"{indent}  - More in {code_span(folder.path)}"
@@ -185,6 +196,16 @@ def _folders(facts: WorkspaceFacts) -> list[DigestLine]:
     while pending:
         lines.extend(pending.pop()[1])
     return lines
+
+
+def _named(label: str, paths: tuple[str, ...], priority: float) -> list[DigestLine]:
+    """`paths` on one line (bounded, then counted), or nothing."""
+    if not paths:
+        return []
+    listed = ", ".join(code_span(path) for path in paths[:_MAX_PATHS_PER_LINE])
+    more = len(paths) - _MAX_PATHS_PER_LINE
+    suffix = f" and {more} more" if more > 0 else ""
+    return [DigestLine("Layout", priority, f"{label}: {listed}{suffix}")]
 
 
 def _catalogue(label: str, paths: tuple[str, ...], priority: float) -> list[DigestLine]:

@@ -4,8 +4,9 @@ The scan lists files once (see `select_files`; listing opens no file), counts la
 top-level layout from the names alone, and opens only a handful of files, each only as far as
 its parser needs: the project's configuration (see
 `promptkit.workspace.tooling`), its CI files, the guidance written for contributors and agents
-(`promptkit.workspace.guidance`) and what notable folders say about themselves
-(`promptkit.workspace.folders`). Every file is read through one seam, `read(path, limit)`,
+(`promptkit.workspace.guidance`), what notable folders say about themselves
+(`promptkit.workspace.folders`) and the first entry points' re-exports
+(`promptkit.workspace.public_api`). Every file is read through one seam, `read(path, limit)`,
 backed by the caller's `WorkspaceReader`, and its text passes through `redact_secrets` before
 anything is parsed out of it, so no credential reaches `WorkspaceFacts`.
 """
@@ -41,8 +42,9 @@ from promptkit.workspace.landmarks import (
     largest_modules,
 )
 from promptkit.workspace.manifest import WorkspaceManifest, manifest_for_selection
+from promptkit.workspace.public_api import reexported_modules
 from promptkit.workspace.reading import HOST_READER, WorkspaceReader, read_workspace_bytes
-from promptkit.workspace.suites import SuiteFolder, docs_checks, suite_folders
+from promptkit.workspace.suites import SuiteFolder, docs_checks, module_tests, suite_folders
 from promptkit.workspace.tally import DirectoryCount, LanguageCount, NameTally, is_code
 from promptkit.workspace.tooling import (
     LOCKFILE_NAMES,
@@ -89,7 +91,10 @@ class WorkspaceFacts:
     hand-written source files and `generated_folders` the folders of generated code (see
     `promptkit.workspace.landmarks`); `docs_site` the documentation site, if any (see
     `promptkit.workspace.docs_site`); `suites` the largest test suites and `docs_checks` the
-    tests that run the docs' examples (see `promptkit.workspace.suites`).
+    tests that run the docs' examples, `module_tests` the tests named for the largest modules
+    (see `promptkit.workspace.suites`); `exported_modules` the source files packages export by
+    subpath (package.json `exports`) and `reexported_modules` the modules the first entry
+    points re-export (see `promptkit.workspace.public_api`).
     """
 
     manifest: WorkspaceManifest
@@ -115,6 +120,9 @@ class WorkspaceFacts:
     docs_site: DocsSite | None = None
     suites: tuple[SuiteFolder, ...] = ()
     docs_checks: tuple[str, ...] = ()
+    module_tests: tuple[str, ...] = ()
+    exported_modules: tuple[str, ...] = ()
+    reexported_modules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +243,8 @@ def _scan(
     commands = rank_commands(
         collector.commands, workflows, (documented.command for documented in guidance.commands)
     )
+    modules = largest_modules(sizes, read, is_code)
+    starts = entry_points(paths)
     return WorkspaceFacts(
         manifest=manifest,
         file_count=len(paths),
@@ -257,15 +267,18 @@ def _scan(
             tally.files_per_folder(), tally.files_per_folder(code_only=True), present, read
         ),
         guidance_files=guidance.files,
-        entry_points=entry_points(paths),
+        entry_points=starts,
         root_files=tuple(p for p in paths if "/" not in p),
         contributor_docs=contributor_docs(paths),
         skills=agent_skills(paths, read),
-        largest_modules=largest_modules(sizes, read, is_code),
+        largest_modules=modules,
         generated_folders=generated_folders(paths),
         docs_site=docs_site(paths),
         suites=suite_folders(paths),
         docs_checks=docs_checks(paths),
+        module_tests=module_tests(modules, paths),
+        exported_modules=tuple(sorted(collector.exported_modules)),
+        reexported_modules=reexported_modules(starts, present, read, known=modules),
     )
 
 

@@ -315,8 +315,9 @@ def _shortened(text: str) -> str:
 
 
 def _is_runnable(line: str) -> bool:
-    # What a person could type: no CI plumbing (`${{ }}`, `$(...)`, `${files[@]}`), no setup.
-    return is_typed_by_hand(line) and "${" not in line and as_command(line) is not None
+    # What a person could type: no CI plumbing (`${{ }}`, `$(...)`, `${files[@]}`, a step's
+    # `>> $GITHUB_STEP_SUMMARY`), no setup.
+    return is_typed_by_hand(line) and "$" not in line and as_command(line) is not None
 
 
 def _watch_outs(facts: WorkspaceFacts) -> list[DigestLine]:

@@ -3,8 +3,10 @@
 Maintainers tell a newcomer where the tests live and what sits next to them: the helper
 modules the tests share (`tests/cassette_utils.py`), the folders of recorded data, fixtures
 and snapshots that a change may have to update (`tests/cassettes`, `tests/fixtures`), and the
-tests that run the documentation's examples, which break when a doc page changes. This module
-finds them from the listing alone; `scan_workspace` records them.
+tests that run the documentation's examples, which break when a doc page changes, and the
+tests of the modules the code revolves around (`tests/client/test_client.py` for
+`src/mcp/client/client.py`). This module finds them from the listing alone; `scan_workspace`
+records them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["TEST_FILE_NAME", "SuiteFolder", "docs_checks", "suite_folders"]
+__all__ = ["TEST_FILE_NAME", "SuiteFolder", "docs_checks", "module_tests", "suite_folders"]
 
 # A file name that says it holds tests (`test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`,
 # type tests `x.test-d.ts`) or their shared fixtures (`conftest.py`): a regular expression.
@@ -125,3 +127,38 @@ def _describe(suite: str, files: list[str]) -> SuiteFolder:
             below.add(f"{suite}/{inner[0]}/{inner[1]}")
     data = sorted(top) + (sorted(below) if len(below) <= _MAX_DATA_BELOW else [])
     return SuiteFolder(suite, len(files), tuple(helpers[:_MAX_HELPERS]), tuple(data[:_MAX_DATA]))
+
+
+def module_tests(modules: tuple[str, ...], paths: list[str]) -> tuple[str, ...]:
+    """The test file named for each of `modules` (`models/anthropic.py` ->
+    `tests/models/test_anthropic.py`, `stream-text.ts` -> `stream-text.test.ts`), in the order
+    of `modules`; of several, the one whose folders mirror the module's, then the shallowest."""
+    wanted: dict[str, list[str]] = {}
+    for module in modules:
+        stem, dot, extension = module.rpartition("/")[2].rpartition(".")
+        if not dot:
+            continue
+        for name in (
+            f"test_{stem}.{extension}",
+            f"{stem}_test.{extension}",
+            f"{stem}.test.{extension}",
+            f"{stem}.spec.{extension}",
+        ):
+            wanted.setdefault(name, []).append(module)
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        # The cheap test first, for the many paths of a big tree that name no test.
+        if "test" not in path and "spec" not in path:
+            continue
+        for module in wanted.get(path.rpartition("/")[2], ()):
+            found.setdefault(module, []).append(path)
+
+    def closeness(module: str, test: str) -> tuple[int, int, str]:
+        shared = set(module.split("/")[:-1]) & set(test.split("/")[:-1])
+        return -len(shared), test.count("/"), test
+
+    return tuple(
+        min(found[module], key=lambda test: closeness(module, test))
+        for module in modules
+        if module in found
+    )

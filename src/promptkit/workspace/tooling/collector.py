@@ -56,7 +56,8 @@ class ToolingCollector:
     """Gathers what the parsers find for one scan; `scan_workspace` freezes the result.
 
     `present` holds the workspace's file paths (lockfiles too, whatever their size), and `read`
-    reads any of them for parsers that follow one file to another.
+    reads any of them for parsers that follow one file to another. `exported_modules` are the
+    source files that packages' manifests export by subpath (`"./stdio": "./src/stdio.ts"`).
     """
 
     present: frozenset[str]
@@ -64,6 +65,7 @@ class ToolingCollector:
     tools: set[str] = field(default_factory=set)
     commands: list[ToolCommand] = field(default_factory=list)
     projects: list[ProjectFact] = field(default_factory=list)
+    exported_modules: set[str] = field(default_factory=set)
 
     def add(
         self,

@@ -2,8 +2,10 @@
 and the packages of pnpm, npm and yarn workspaces with their own scripts.
 
 The package manager is the one `packageManager` declares, else the one a lockfile's name tells.
-Workspace packages are found from the root's `workspaces` globs or `pnpm-workspace.yaml`, and
-their manifests are read through the collector's reader.
+Workspace packages are found from the root's `workspaces` globs or `pnpm-workspace.yaml` (in
+the order the globs name them; `**/` matches no folder too, as in pnpm), and their manifests are
+read through the collector's reader. A manifest's subpath `exports` that point at listed source
+files are recorded as the package's exported modules.
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ def _record_package(
                 continue
             command = _script_command(runner, script)
             collector.add(classify_name(script), command, source, body, directory=directory)
+    collector.exported_modules.update(_exported_modules(collector, directory, document))
     for dependencies in (document.get("devDependencies"), document.get("dependencies")):
         if isinstance(dependencies, dict):
             collector.tools.update(
@@ -109,14 +112,17 @@ def _parse_members(collector: ToolingCollector, globs: list[str]) -> None:
     excluded = [glob[1:].rstrip("/") for glob in globs if glob.startswith("!")]
     if not patterns:
         return
-    members = sorted(
-        path.removesuffix("/package.json")
-        for path in collector.present
-        if path.endswith("/package.json")
-        and "node_modules/" not in path
-        and _matches(path.removesuffix("/package.json"), patterns)
-        and not _matches(path.removesuffix("/package.json"), excluded)
-    )
+    ranked: list[tuple[int, str]] = []
+    for path in collector.present:
+        if not path.endswith("/package.json") or "node_modules/" in path:
+            continue
+        member = path.removesuffix("/package.json")
+        rank = _first_match(member, patterns)
+        if rank is not None and not _matches(member, excluded):
+            ranked.append((rank, member))
+    # In the order the globs name them, so the bound keeps `packages/*` when thirty examples
+    # follow; alphabetically within a glob.
+    members = [member for _, member in sorted(ranked)]
     for member in members[:_MAX_WORKSPACE_PACKAGES]:
         if member.count("/") <= 0:
             continue  # The scan reads a direct subdirectory's package.json itself.
@@ -127,12 +133,19 @@ def _parse_members(collector: ToolingCollector, globs: list[str]) -> None:
 
 
 def _matches(directory: str, patterns: list[str]) -> bool:
-    for pattern in patterns:
+    return _first_match(directory, patterns) is not None
+
+
+def _first_match(directory: str, patterns: list[str]) -> int | None:
+    for index, pattern in enumerate(patterns):
         # `packages/*` matches one level; `packages/**` any depth below.
         same_depth = "**" in pattern or directory.count("/") == pattern.count("/")
         if same_depth and fnmatch.fnmatchcase(directory, pattern):
-            return True
-    return False
+            return index
+        # `**/` also matches no folder at all: `packages/**/*` holds `packages/a`.
+        if "**/" in pattern and fnmatch.fnmatchcase(directory, pattern.replace("**/", "")):
+            return index
+    return None
 
 
 def _workspace_globs(workspaces: object) -> list[str]:
@@ -159,3 +172,38 @@ def _script_command(runner: str, script: str) -> str:
     if re.fullmatch(r"[\w:.-]+", script) is None:
         return f"{runner} run '{script}'"
     return f"{runner} {script}" if runner == "pnpm" else f"{runner} run {script}"
+
+
+def _exported_modules(
+    collector: ToolingCollector, directory: str, document: Mapping[str, Any]
+) -> list[str]:
+    """The listed source files a package's subpath `exports` point at (`"./stdio":
+    "./src/stdio.ts"`): the modules it offers besides its main entry, one per subpath."""
+    exports = document.get("exports")
+    if not isinstance(exports, dict):
+        return []
+    found: list[str] = []
+    prefix = f"{directory}/" if directory else ""
+    for key, value in exports.items():
+        if key in (".", "./package.json") or not key.startswith("./"):
+            continue
+        for target in _targets(value):
+            # Only a file the listing holds: a `dist/` build output or a `../` path is not.
+            path = prefix + target.removeprefix("./")
+            if path in collector.present:
+                found.append(path)
+                break
+    return found
+
+
+def _targets(value: object) -> list[str]:
+    """Every string in an `exports` value, whose conditions (`import`, `types`...) nest."""
+    targets: list[str] = []
+    pending = [value]
+    while pending:  # a loop, not recursion: a manifest may nest as deep as JSON allows
+        item = pending.pop()
+        if isinstance(item, str):
+            targets.append(item)
+        elif isinstance(item, dict):
+            pending.extend(reversed(list(item.values())))
+    return targets
