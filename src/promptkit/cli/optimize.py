@@ -27,6 +27,7 @@ from promptkit.cli.options import (
     add_prompt_arguments,
     add_provider_arguments,
 )
+from promptkit.cli.start import CommandStart, command_start
 
 
 def register(subparsers: Any) -> None:
@@ -97,6 +98,11 @@ def start_listing_helper(args: argparse.Namespace) -> Iterator[None]:
 
 def run_optimize(args: argparse.Namespace) -> int:
     """Optimize, store, and print the digest and where it went; returns the exit status."""
+    with command_start() as start:
+        return _optimize(args, start)
+
+
+def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
     from promptkit.discovery.workspace import bind_workspace
     from promptkit.optimize import (
         OptimizationScope,
@@ -121,6 +127,11 @@ def run_optimize(args: argparse.Namespace) -> int:
     progress = Progress(sys.stderr, live=sys.stderr.isatty())
     progress.say(f"optimizing {prompt.ns}/{prompt.key} for {workspace}")
     progress.say(f"provider: {choice.reason}")
+    if choice.adapter is not None:
+        # Importing the SDK is most of a model run's start: paid here, within the start, while
+        # the listing helper lists the workspace.
+        choice.adapter.prepare_client()
+    start.over()
     run_session = Session()
     unsubscribe = run_session.subscribe(progress.on_event)
     # A stored session is attached first, so a lock held elsewhere fails before anything is
