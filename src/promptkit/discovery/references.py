@@ -122,8 +122,7 @@ def entry_point_prompts() -> EntryPointPrompts:
 
 def _prompt_entry_points() -> EntryPoints:
     # Imported when an entry point is asked for: a command given `module:attr` (or the default
-    # prompt) never reads the installed packages' metadata, and the import is a fiftieth of a
-    # second of its start.
+    # prompt) never reads the installed packages' metadata.
     from importlib.metadata import entry_points
 
     return entry_points(group=ENTRY_POINT_GROUP)
