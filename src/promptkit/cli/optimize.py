@@ -110,7 +110,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
         optimize_workspace_digest,
     )
     from promptkit.repl.progress import Progress
-    from promptkit.session import Session
+    from promptkit.session import PromptRendered, Session
 
     bound = bind_workspace(
         args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
@@ -127,13 +127,21 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
     progress = Progress(sys.stderr, live=sys.stderr.isatty())
     progress.say(f"optimizing {prompt.ns}/{prompt.key} for {workspace}")
     progress.say(f"provider: {choice.reason}")
-    if choice.adapter is not None:
+    if choice.adapter is None:
+        start.over()
+    else:
         # Importing the SDK is most of a model run's start: paid here, within the start, while
-        # the listing helper lists the workspace.
+        # the listing helper lists the workspace. The start goes on until the model's prompt
+        # is rendered, so the listing received meanwhile is frozen with it, not collected.
         choice.adapter.prepare_client()
-    start.over()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, PromptRendered):
+            start.over()
+        progress.on_event(event)
+
     run_session = Session()
-    unsubscribe = run_session.subscribe(progress.on_event)
+    unsubscribe = run_session.subscribe(on_event)
     # A stored session is attached first, so a lock held elsewhere fails before anything is
     # spent; a new one only after success, so a failed run leaves no empty session behind.
     attachment = (
