@@ -143,3 +143,37 @@ def test_a_truncated_index_reads_as_none(varied_repo: Path, git: GitRunner) -> N
     data = _index_bytes(varied_repo, git)
 
     assert all(read_index_file(data[:end]) is None for end in range(0, len(data) - 1, 97))
+
+
+def test_an_entry_whose_name_holds_a_nul_is_not_read(
+    repo: Path, write: Writer, git: GitRunner
+) -> None:
+    write(repo, "ab.txt", "a\n")
+    git(repo, "add", "-A")
+    data = _index_bytes(repo, git)
+
+    assert read_index_file(data.replace(b"ab.txt", b"a\0.txt")) is None
+
+
+@pytest.fixture(scope="module")
+def small_index(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    root = tmp_path_factory.mktemp("small-index")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for name in ("a.py", "docs/b.md", "c.txt"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"{name}\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    return (root / ".git" / "index").read_bytes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(at=st.integers(min_value=0), byte=st.integers(min_value=0, max_value=255))
+def test_an_index_with_a_byte_changed_reads_as_aligned_columns_or_none(
+    small_index: bytes, at: int, byte: int
+) -> None:
+    at %= len(small_index)
+    listing = read_index_file(small_index[:at] + bytes([byte]) + small_index[at + 1 :])
+
+    if listing is not None:
+        columns = (listing.paths, listing.sizes, listing.mtimes_ns, listing.blob_ids)
+        assert len({len(column) for column in columns}) == 1

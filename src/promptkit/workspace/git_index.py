@@ -253,18 +253,26 @@ def read_index_file(data: bytes, prefix: bytes = b"") -> GitListing | None:
     object_ids: list[bytes] = []
     others: list[bytes] = []
     other_blob_ids: list[str | None] = []
-    unpack, find, cut = _ENTRY.unpack_from, data.find, len(prefix)
+    # Locals, not globals, in the loop: it runs once per file.
+    unpack, cut, fixed = _ENTRY.unpack_from, len(prefix), _ENTRY.size
+    not_vouched, regular, long_name = (
+        _ASSUME_VALID | _EXTENDED | _STAGE,
+        _REGULAR_MODES,
+        _NAME_LENGTH,
+    )
     position = _HEADER.size
     try:
         for _ in range(count):
             mtime_s, mtime_ns, mode, size, object_id, flags = unpack(data, position)
-            name_at = position + _ENTRY.size
+            name_at = position + fixed
             if flags & _EXTENDED:
                 if version == 2:
                     return None
                 name_at += 2
-            end = find(b"\0", name_at)
-            if end < 0 or flags & _NAME_LENGTH != min(end - name_at, _NAME_LENGTH):
+            length = flags & long_name
+            # A name of 4095 bytes or more keeps 4095 there: its end is its NUL.
+            end = name_at + length if length < long_name else data.find(b"\0", name_at + length)
+            if end < name_at or data[end] != 0:
                 return None
             name = data[name_at:end]
             # One to eight NULs end the path and pad the entry to a multiple of eight bytes.
@@ -273,7 +281,7 @@ def read_index_file(data: bytes, prefix: bytes = b"") -> GitListing | None:
                 if not name.startswith(prefix):
                     continue
                 name = name[cut:]
-            if not flags & (_ASSUME_VALID | _EXTENDED | _STAGE) and size and mode in _REGULAR_MODES:
+            if not flags & not_vouched and size and mode in regular:
                 paths.append(name)
                 sizes.append(size)
                 mtimes_ns.append(mtime_s * 1_000_000_000 + mtime_ns)
@@ -281,16 +289,19 @@ def read_index_file(data: bytes, prefix: bytes = b"") -> GitListing | None:
             elif mode != _GITLINK_FILE_MODE:
                 others.append(name)
                 other_blob_ids.append(None if flags & _STAGE else object_id.hex())
-    except struct.error:  # an entry runs past the end of the file
+    except (struct.error, IndexError):  # an entry runs past the end of the file
         return None
     if not _ends_with_known_extensions(data, position):
         return None
+    vouched, unvouched = _decoded_names(paths), _decoded_names(others)
+    if len(vouched) != len(paths) or len(unvouched) != len(others):
+        return None  # a NUL inside a name: not an index git wrote
     return GitListing(
-        paths=_decoded_names(paths),
+        paths=vouched,
         sizes=sizes,
         mtimes_ns=mtimes_ns,
         blob_ids=list(map(bytes.hex, object_ids)),
-        to_stat=dict(zip(_decoded_names(others), other_blob_ids, strict=True)),
+        to_stat=dict(zip(unvouched, other_blob_ids, strict=True)),
     )
 
 
