@@ -257,14 +257,17 @@ class MessagesCodec(WireCodec):
             }
         ]
 
+    def send_method(self, client: Any) -> Any:
+        return client.messages.with_raw_response.create
+
     def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
-        raw = client.messages.with_raw_response.create(**request, **timeout_option(timeout))
+        raw = self.send_method(client)(**request, **timeout_option(timeout))
         return parsed_reply(raw, _messages_shape())
 
     async def acreate(
         self, client: Any, request: Mapping[str, Any], timeout: float | None
     ) -> WireReply:
-        raw = await client.messages.with_raw_response.create(**request, **timeout_option(timeout))
+        raw = await self.send_method(client)(**request, **timeout_option(timeout))
         return await aparsed_reply(raw, _messages_shape())
 
 

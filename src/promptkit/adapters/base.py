@@ -239,8 +239,9 @@ class WireAdapter(ProviderAdapter):
         """The SDK client `evaluate` sends requests with."""
 
     def prepare_client(self) -> None:
-        """Build the SDK client `evaluate` sends with now (it is kept for the first request)."""
-        self.sync_client()
+        """Build the SDK client `evaluate` sends with now (it is kept for the first request),
+        and reach for the SDK method it sends with, whose module the SDK imports on first use."""
+        self.wire_codec().send_method(self.sync_client())
 
     async def aclose_loop_client(self) -> None:
         """Close the async client this adapter built for the running event loop, if any; one the

@@ -315,15 +315,17 @@ class ResponsesCodec(WireCodec):
             for reply in replies
         ]
 
+    def send_method(self, client: Any) -> Any:
+        return client.responses.with_raw_response.create
+
     def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
-        raw = client.responses.with_raw_response.create(**request, **timeout_option(timeout))
+        raw = self.send_method(client)(**request, **timeout_option(timeout))
         return parsed_reply(raw, _responses_shape())
 
     async def acreate(
         self, client: Any, request: Mapping[str, Any], timeout: float | None
     ) -> WireReply:
-        create = client.responses.with_raw_response.create
-        raw = await create(**request, **timeout_option(timeout))
+        raw = await self.send_method(client)(**request, **timeout_option(timeout))
         return await aparsed_reply(raw, _responses_shape())
 
 
@@ -404,15 +406,17 @@ class ChatCompletionsCodec(WireCodec):
             for reply in replies
         ]
 
+    def send_method(self, client: Any) -> Any:
+        return client.chat.completions.with_raw_response.create
+
     def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
-        create = client.chat.completions.with_raw_response.create
-        return parsed_reply(create(**request, **timeout_option(timeout)), _chat_shape())
+        raw = self.send_method(client)(**request, **timeout_option(timeout))
+        return parsed_reply(raw, _chat_shape())
 
     async def acreate(
         self, client: Any, request: Mapping[str, Any], timeout: float | None
     ) -> WireReply:
-        create = client.chat.completions.with_raw_response.create
-        raw = await create(**request, **timeout_option(timeout))
+        raw = await self.send_method(client)(**request, **timeout_option(timeout))
         return await aparsed_reply(raw, _chat_shape())
 
 

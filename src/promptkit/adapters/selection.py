@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from promptkit.adapters.local_servers import LOCAL_SERVER_KEY
 from promptkit.errors import ProviderAuthenticationError, ProviderError
-from promptkit.secrets import redact_secrets
 
 if TYPE_CHECKING:
     from promptkit.adapters.base import ProviderAdapter
@@ -206,4 +205,8 @@ def _shown_url(url: str) -> str:
         host = f"[{host}]"
     netloc = f"{host}:{port}" if port is not None else host
     shown = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    # Imported here: every command's parser imports this module (for the provider names), and
+    # the secret patterns would delay the listing helper `optimize` starts right after parsing.
+    from promptkit.secrets import redact_secrets
+
     return redact_secrets(shown)

@@ -143,6 +143,12 @@ class WireCodec(ABC):
         """The conversation items that carry `replies` back to the model."""
 
     @abstractmethod
+    def send_method(self, client: Any) -> Any:
+        """The SDK method `create` and `acreate` send with (`with_raw_response.create` of the
+        API's resource on `client`). The SDKs import a resource's module on first access: an
+        adapter reaches for it in `prepare_client`, ahead of the first request."""
+
+    @abstractmethod
     def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
         """Send `request` with a sync SDK client; `timeout` None keeps the client's own."""
 

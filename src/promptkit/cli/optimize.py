@@ -27,6 +27,7 @@ from promptkit.cli.options import (
     add_prompt_arguments,
     add_provider_arguments,
 )
+from promptkit.cli.start import CommandStart, command_start
 
 
 def register(subparsers: Any) -> None:
@@ -97,6 +98,11 @@ def start_listing_helper(args: argparse.Namespace) -> Iterator[None]:
 
 def run_optimize(args: argparse.Namespace) -> int:
     """Optimize, store, and print the digest and where it went; returns the exit status."""
+    with command_start() as start:
+        return _optimize(args, start)
+
+
+def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
     from promptkit.discovery.workspace import bind_workspace
     from promptkit.optimize import (
         OptimizationScope,
@@ -104,7 +110,7 @@ def run_optimize(args: argparse.Namespace) -> int:
         optimize_workspace_digest,
     )
     from promptkit.repl.progress import Progress
-    from promptkit.session import Session
+    from promptkit.session import PromptRendered, Session
 
     bound = bind_workspace(
         args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
@@ -121,8 +127,21 @@ def run_optimize(args: argparse.Namespace) -> int:
     progress = Progress(sys.stderr, live=sys.stderr.isatty())
     progress.say(f"optimizing {prompt.ns}/{prompt.key} for {workspace}")
     progress.say(f"provider: {choice.reason}")
+    if choice.adapter is None:
+        start.over()
+    else:
+        # Importing the SDK is most of a model run's start: paid here, within the start, while
+        # the listing helper lists the workspace. The start goes on until the model's prompt
+        # is rendered, so the listing received meanwhile is frozen with it, not collected.
+        choice.adapter.prepare_client()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, PromptRendered):
+            start.over()
+        progress.on_event(event)
+
     run_session = Session()
-    unsubscribe = run_session.subscribe(progress.on_event)
+    unsubscribe = run_session.subscribe(on_event)
     # A stored session is attached first, so a lock held elsewhere fails before anything is
     # spent; a new one only after success, so a failed run leaves no empty session behind.
     attachment = (

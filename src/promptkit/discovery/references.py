@@ -19,13 +19,15 @@ import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from promptkit.errors import PromptkitError, PromptValidationError
 from promptkit.prompt import Prompt, Section
 from promptkit.session import Session
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoints
 
 ENTRY_POINT_GROUP = "promptkit.prompts"
 
@@ -53,7 +55,7 @@ def load_prompt_source(selector: str) -> PromptSource:
     """
     if ":" in selector:
         return _import_reference(selector)
-    points = entry_points(group=ENTRY_POINT_GROUP)
+    points = _prompt_entry_points()
     for point in points:
         if point.name == selector:
             try:
@@ -110,12 +112,20 @@ def entry_point_prompts() -> EntryPointPrompts:
     a session (`bind_prompt`)."""
     prompts: list[tuple[str, Prompt[Any]]] = []
     failures: list[PromptkitError] = []
-    for point in entry_points(group=ENTRY_POINT_GROUP):
+    for point in _prompt_entry_points():
         try:
             prompts.append((point.name, bind_prompt(_import_reference(point.value))))
         except PromptkitError as error:
             failures.append(PromptValidationError(f"entry point {point.name!r}: {error}"))
     return EntryPointPrompts(tuple(prompts), tuple(failures))
+
+
+def _prompt_entry_points() -> EntryPoints:
+    # Imported when an entry point is asked for: a command given `module:attr` (or the default
+    # prompt) never reads the installed packages' metadata.
+    from importlib.metadata import entry_points
+
+    return entry_points(group=ENTRY_POINT_GROUP)
 
 
 def find_prompt(selector: str) -> Prompt[Any]:

@@ -12,6 +12,7 @@ parse is kept as plain text.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -24,14 +25,14 @@ from promptkit.optimize.types import DigestDraft, OptimizationResponse, Optimiza
 from promptkit.planning import PlanningStrategy, PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection, ToolResult
 from promptkit.session import Session, ToolInvoked
-from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, begin_selection
+from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, FileSelection, begin_selection
 from promptkit.workspace.listing_process import ListingProcess
 from promptkit.workspace.manifest import (
     describe_workspace,
     fingerprint_files,
     manifest_for_selection,
 )
-from promptkit.workspace.overlay import record_listing
+from promptkit.workspace.overlay import HostMount, record_listing
 
 _log = get_logger("promptkit.optimize")
 
@@ -74,22 +75,14 @@ class ModelDigestWriter:
         """The model explores the workspace through the optimization prompt and writes the
         digest."""
         # The workspace is listed once, for the manifest and for the workspace section alike,
-        # and the SDK client is built while it is listed in other processes (git's, and the
-        # helper's when there is one): those two are most of what comes before the first
-        # request.
+        # and the SDK client and the prompt are built while it is listed in other processes
+        # (git's, and the helper's when there is one): those are most of what comes before the
+        # first request.
         primary = target.mounts[0]
-        root = primary.root()
-        early = self.listing
-        if early is not None and early.lists(root, primary.max_file_bytes):
-            self.adapter.prepare_client()
-            selection, fingerprint = early.result()
-        else:
-            if early is not None:
-                early.close()  # a listing of another directory would only take CPU from this one
-            pending = begin_selection(root, max_file_bytes=primary.max_file_bytes)
-            self.adapter.prepare_client()
-            selection = pending.result()
-            fingerprint = fingerprint_files(selection.files)
+        collect_listing = self._start_listing(primary)
+        inner = optimization_prompt(target, optimization_session)
+        self.adapter.prepare_client()
+        selection, fingerprint = collect_listing()
         # The manifest is taken before the model reads anything: edits made while it works make
         # the stored digest stale rather than silently describing a state it never saw. It
         # describes every file under the default size cap, as a later freshness check does.
@@ -98,12 +91,27 @@ class ModelDigestWriter:
             if selection.max_file_bytes == DEFAULT_MAX_FILE_BYTES
             else describe_workspace(target.workspace_root)
         )
-        inner = optimization_prompt(target, optimization_session)
         record_listing(optimization_session, primary, selection)
         response = _evaluate(
             self.adapter, inner, target, optimization_session, deadline, max_tool_rounds
         )
         return DigestDraft(response=response, provenance=provenance)
+
+    def _start_listing(self, mount: HostMount) -> Callable[[], tuple[FileSelection, str]]:
+        """Start listing `mount` (the helper's listing when it lists that directory with that
+        size cap, else git's here); returns what collects the selection and its fingerprint."""
+        early = self.listing
+        if early is not None and early.lists(mount.root(), mount.max_file_bytes):
+            return early.result
+        if early is not None:
+            early.close()  # a listing of another directory would only take CPU from this one
+        pending = begin_selection(mount.root(), max_file_bytes=mount.max_file_bytes)
+
+        def collect() -> tuple[FileSelection, str]:
+            selection = pending.result()
+            return selection, fingerprint_files(selection.files)
+
+        return collect
 
 
 def optimization_prompt(target: OptimizationTarget, session: Session) -> Prompt[Any]:

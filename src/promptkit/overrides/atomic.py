@@ -16,8 +16,6 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 from promptkit.durable import DEFAULT_MODE, TEMP_SUFFIX, fsync_directory
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
@@ -36,6 +34,10 @@ IGNORE_TEXT = f"""\
 @contextlib.contextmanager
 def locked(path: Path, *, timeout: float) -> Iterator[None]:
     """Hold the cross-process lock of `path` (creating its folder if needed)."""
+    # Imported by the first write, not with the store: reading overrides takes no lock, and
+    # the import is a fiftieth of a second of a command's start.
+    from filelock import FileLock, Timeout
+
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(path) + LOCK_SUFFIX, timeout=timeout)
     try:

@@ -9,6 +9,7 @@ fsmonitor hook (reading a workspace must not run its programs) and speaks `LC_AL
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -86,9 +87,7 @@ class RunningGit:
             return None
         process, output = started
         with output:
-            try:
-                process.wait(timeout=GIT_TIMEOUT_SECONDS)
-            except subprocess.TimeoutExpired:
+            if not exits_within(process, GIT_TIMEOUT_SECONDS):
                 process.kill()
                 process.wait()
                 return None
@@ -96,6 +95,30 @@ class RunningGit:
                 return None
             output.seek(0)
             return output.read()
+
+
+def exits_within(process: subprocess.Popen[bytes], seconds: float) -> bool:
+    """Wait for `process` to exit, at most `seconds`; whether it did (and was reaped).
+
+    `Popen.wait(timeout=...)` polls, sleeping up to 50 ms between looks, so it returns up to
+    that long after the process ended: on Linux a pidfd wakes this wait the moment it ends.
+    """
+    if process.returncode is not None:
+        return True  # reaped already: its pid may belong to another process by now
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):  # not Linux 5.3+, or the process is already reaped
+        pidfd = None
+    if pidfd is not None:
+        try:
+            select.select([pidfd], [], [], seconds)
+        finally:
+            os.close(pidfd)
+    try:
+        process.wait(timeout=0 if pidfd is not None else seconds)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
 def git_texts_together(root: Path, *commands: tuple[str, ...]) -> list[str | None]:

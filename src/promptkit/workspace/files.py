@@ -210,14 +210,13 @@ def begin_selection(
     if max_file_bytes < 0:
         raise ArgumentValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
     resolved = resolve_workspace_root(root)
-    probe = run_git(resolved, "rev-parse", "--is-inside-work-tree", "--show-prefix")
-    is_work_tree = probe is not None and probe.startswith(b"true")
+    git = start_git_listing(resolved)
     return PendingSelection(
         root=resolved,
         max_file_bytes=max_file_bytes,
         path_filter=PathFilter.of(include, exclude),
-        git=start_git_listing(resolved) if is_work_tree else None,
-        is_subdirectory=is_work_tree and probe is not None and probe.split(b"\n")[1].strip() != b"",
+        git=git,
+        is_subdirectory=git is not None and git.is_subdirectory,
     )
 
 

@@ -1,8 +1,10 @@
 """What git already knows about a work tree's files, so a listing needs no `lstat` per file.
 
-Three `git ls-files` run side by side: the index with the stat data git cached for each entry
-(`-z -v -s --debug`), the tracked files changed since (`-z --modified`, deleted ones included)
-and the untracked files no ignore rule covers (`-z --others --exclude-standard`). An index
+Three sources are read side by side: the index with the stat data git cached for each entry,
+the tracked files changed since (`git ls-files -z --modified`, deleted ones included) and the
+untracked files no ignore rule covers (`git ls-files -z --others --exclude-standard`). The index
+is read from its file when git names it (`read_index_file`: versions 2 and 3 of a SHA-1
+repository, the common case), else printed by `git ls-files -z -v -s --debug`. An index
 entry that git reports unchanged is, as far as a listing cares, what the index says: a regular
 file (its mode), its blob id, and its size, since git decided it was unchanged by comparing the
 file's current `lstat` with exactly that cached stat data. Those entries are `vouched`; every
@@ -16,19 +18,33 @@ other path is left for the caller to `lstat`:
 
 Submodules (gitlinks) are not files and are left out. `--debug` output is written for people,
 though its shape has not changed since git 1.7; when it does not parse, no entry is vouched for
-and every path is left to `lstat`. Paths are decoded with `surrogateescape`, so a name that is
-not UTF-8 survives (with lone surrogates) for the caller to refuse.
+and every path is left to `lstat`. Reading the file saves git printing 200 bytes of text per
+entry and this module parsing them: a tenth of a second of CPU for 100,000 files. Paths are
+decoded with `surrogateescape`, so a name that is not UTF-8 survives (with lone surrogates) for
+the caller to refuse.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from promptkit.workspace._git import RunningGit, run_git_together, start_git_together
+from promptkit.workspace._git import RunningGit, run_git, start_git_together
 
-__all__ = ["GitListing", "RunningGitListing", "start_git_listing", "vouched_entries"]
+__all__ = [
+    "GitListing",
+    "RunningGitListing",
+    "read_index_file",
+    "start_git_listing",
+    "vouched_entries",
+]
+
+_CHANGED = ("ls-files", "-z", "--modified")
+_UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")
+_INDEX_DEBUG = ("ls-files", "-z", "-v", "-s", "--debug")
 
 # The start of a head git vouches for: tag H (cached, compared), a regular file's mode.
 _CLEAN_REGULAR = frozenset({"H 100644 ", "H 100755 "})
@@ -60,17 +76,22 @@ class GitListing:
     to_stat: dict[str, str | None]
 
 
-def start_git_listing(root: Path) -> RunningGitListing:
-    """Start listing `root` with git; `result()` waits for it."""
-    return RunningGitListing(
-        root,
-        start_git_together(
-            root,
-            ("ls-files", "-z", "-v", "-s", "--debug"),
-            ("ls-files", "-z", "--modified"),
-            ("ls-files", "-z", "--others", "--exclude-standard"),
-        ),
+def start_git_listing(root: Path) -> RunningGitListing | None:
+    """Start listing `root` with git; `result()` waits for it. None when `root` is not in a git
+    work tree (or git is missing)."""
+    probe = run_git(
+        root, "rev-parse", "--is-inside-work-tree", "--show-prefix", "--git-path", "index"
     )
+    if probe is None or not probe.startswith(b"true\n"):
+        return None
+    lines = probe.split(b"\n")
+    # "true", the folder's prefix in the work tree, the index file, and the final newline. A
+    # prefix or a path with a newline makes more lines: git prints the index for itself then.
+    index_file = root / os.fsdecode(lines[2]) if len(lines) == 4 else None
+    commands: tuple[tuple[str, ...], ...] = (_CHANGED, _UNTRACKED)
+    if index_file is None:
+        commands += (_INDEX_DEBUG,)
+    return RunningGitListing(root, start_git_together(root, *commands), index_file, lines[1])
 
 
 @dataclass(frozen=True)
@@ -79,22 +100,24 @@ class RunningGitListing:
 
     root: Path
     running: RunningGit
+    index_file: Path | None
+    """The index git named, read directly; None to have git print it (`--debug`)."""
+    prefix: bytes
+    """Where `root` is in the work tree: empty at its top, else a path ending in "/"."""
+
+    @property
+    def is_subdirectory(self) -> bool:
+        """Whether `root` is below the top of its work tree."""
+        return self.prefix != b""
 
     def result(self) -> GitListing | None:
         """The listing, waited for; None when git could not list the work tree."""
-        # The index is parsed while git still compares the work tree with it and looks for
+        # The index is read while git still compares the work tree with it and looks for
         # untracked files: on a large tree, those two take longer than reading the index.
-        indexed = self.running.output(0)
-        listing = None if indexed is None else vouched_entries(indexed)
-        changed, untracked = self.running.output(1), self.running.output(2)
-        if indexed is None or changed is None or untracked is None:
+        listing = self._index_listing()
+        changed, untracked = self.running.output(0), self.running.output(1)
+        if listing is None or changed is None or untracked is None:
             return None
-        if listing is None:
-            # The index could not be read as expected: nothing is vouched for, all is stat-ed.
-            plain = run_git_together(self.root, ("ls-files", "-z", "-s"))[0]
-            if plain is None:
-                return None
-            listing = _stat_every_entry(plain)
         changed_paths = frozenset(_decoded(changed))
         for path in changed_paths:
             # A changed entry is stat-ed, with no blob id: its content has moved on.
@@ -104,6 +127,27 @@ class RunningGitListing:
             # An untracked nested repository is listed as "dir/"; the caller's stat says so.
             listing.to_stat[path.rstrip("/")] = None
         return listing
+
+    def _index_listing(self) -> GitListing | None:
+        """The index's entries; None when git could not print them."""
+        if self.index_file is None:
+            indexed = self.running.output(2)
+        else:
+            try:
+                listing = read_index_file(self.index_file.read_bytes(), self.prefix)
+            except OSError:  # no index yet (nothing was ever added), or it cannot be read
+                listing = None
+            if listing is not None:
+                return listing
+            indexed = run_git(self.root, *_INDEX_DEBUG)
+        if indexed is None:
+            return None
+        listing = vouched_entries(indexed)
+        if listing is not None:
+            return listing
+        # The index could not be read as expected: nothing is vouched for, all is stat-ed.
+        plain = run_git(self.root, "ls-files", "-z", "-s")
+        return None if plain is None else _stat_every_entry(plain)
 
 
 def _decoded(output: bytes) -> list[str]:
@@ -172,3 +216,111 @@ def _drop_changed(listing: GitListing, changed: frozenset[str]) -> None:
     listing.sizes[:] = [listing.sizes[index] for index in kept]
     listing.mtimes_ns[:] = [listing.mtimes_ns[index] for index in kept]
     listing.blob_ids[:] = [listing.blob_ids[index] for index in kept]
+
+
+# -- the index file read directly (gitformat-index, versions 2 and 3, SHA-1) ------------------
+
+_HEADER = struct.Struct(">4sII")
+# After the ctime: mtime seconds and nanoseconds, (dev, ino), mode, (uid, gid), size, object id,
+# flags; 62 bytes in all, the path follows (after two more bytes of flags when extended).
+_ENTRY = struct.Struct(">8xII8xI8xI20sH")
+_EXTENSION = struct.Struct(">4sI")
+_CHECKSUM_BYTES = 20
+
+_ASSUME_VALID = 0x8000
+_EXTENDED = 0x4000
+_STAGE = 0x3000
+_NAME_LENGTH = 0x0FFF
+_REGULAR_MODES = frozenset({0o100644, 0o100755})
+_GITLINK_FILE_MODE = 0o160000
+
+
+def read_index_file(data: bytes, prefix: bytes = b"") -> GitListing | None:
+    """What `vouched_entries` gives for `git ls-files -z -v -s --debug` run in the folder
+    `prefix` (as `git rev-parse --show-prefix` prints it: empty at the top of the work tree, else
+    ending in "/"), read from the index file's bytes `data`; None when the index is not one read
+    here: version 4 (prefix-compressed paths), a SHA-256 repository (its entries do not parse as
+    SHA-1's), a split or sparse index (a required extension, named in lower case, that this does
+    not follow), or bytes that do not parse to the last."""
+    if len(data) < _HEADER.size + _CHECKSUM_BYTES:
+        return None
+    signature, version, count = _HEADER.unpack_from(data)
+    if signature != b"DIRC" or version not in (2, 3):
+        return None
+    paths: list[bytes] = []
+    sizes: list[int] = []
+    mtimes_ns: list[int] = []
+    object_ids: list[bytes] = []
+    others: list[bytes] = []
+    other_blob_ids: list[str | None] = []
+    # Locals, not globals, in the loop: it runs once per file.
+    unpack, cut, fixed = _ENTRY.unpack_from, len(prefix), _ENTRY.size
+    not_vouched, regular, long_name = (
+        _ASSUME_VALID | _EXTENDED | _STAGE,
+        _REGULAR_MODES,
+        _NAME_LENGTH,
+    )
+    position = _HEADER.size
+    try:
+        for _ in range(count):
+            mtime_s, mtime_ns, mode, size, object_id, flags = unpack(data, position)
+            name_at = position + fixed
+            if flags & _EXTENDED:
+                if version == 2:
+                    return None
+                name_at += 2
+            length = flags & long_name
+            # A name of 4095 bytes or more keeps 4095 there: its end is its NUL.
+            end = name_at + length if length < long_name else data.find(b"\0", name_at + length)
+            if end < name_at or data[end] != 0:
+                return None
+            name = data[name_at:end]
+            # One to eight NULs end the path and pad the entry to a multiple of eight bytes.
+            position += (end - position) // 8 * 8 + 8
+            if cut:
+                if not name.startswith(prefix):
+                    continue
+                name = name[cut:]
+            if not flags & not_vouched and size and mode in regular:
+                paths.append(name)
+                sizes.append(size)
+                mtimes_ns.append(mtime_s * 1_000_000_000 + mtime_ns)
+                object_ids.append(object_id)
+            elif mode != _GITLINK_FILE_MODE:
+                others.append(name)
+                other_blob_ids.append(None if flags & _STAGE else object_id.hex())
+    except (struct.error, IndexError):  # an entry runs past the end of the file
+        return None
+    if not _ends_with_known_extensions(data, position):
+        return None
+    vouched, unvouched = _decoded_names(paths), _decoded_names(others)
+    if len(vouched) != len(paths) or len(unvouched) != len(others):
+        return None  # a NUL inside a name: not an index git wrote
+    return GitListing(
+        paths=vouched,
+        sizes=sizes,
+        mtimes_ns=mtimes_ns,
+        blob_ids=list(map(bytes.hex, object_ids)),
+        to_stat=dict(zip(unvouched, other_blob_ids, strict=True)),
+    )
+
+
+def _ends_with_known_extensions(data: bytes, position: int) -> bool:
+    """Whether the extensions from `position` on end exactly at the checksum, none of them
+    required (a lower-case name: `link` for a split index, `sdir` for a sparse one)."""
+    end = len(data) - _CHECKSUM_BYTES
+    while position < end:
+        if end - position < _EXTENSION.size:
+            return False
+        name, size = _EXTENSION.unpack_from(data, position)
+        if name[:1].islower():
+            return False
+        position += _EXTENSION.size + size
+    return position == end
+
+
+def _decoded_names(names: list[bytes]) -> list[str]:
+    """`names` as text, all at once; a name that is not UTF-8 keeps its bytes as surrogates."""
+    if not names:
+        return []
+    return b"\0".join(names).decode("utf-8", "surrogateescape").split("\0")
