@@ -123,6 +123,29 @@ def test_the_modules_an_index_ts_re_exports_are_named_in_its_order(
     assert found == ("packages/client/src/client/stdio.ts", "packages/client/src/client/sse.ts")
 
 
+def test_a_re_export_written_over_several_lines_is_named_and_an_import_is_not(
+    tmp_path: Path, write: Writer
+) -> None:
+    index = (
+        "import { helper } from './helper';\n"
+        "export type {\n"
+        "    AuthOptions,\n"
+        "    AuthResult\n"
+        "} from './client/auth';\n"
+    )
+    write_all(
+        write,
+        tmp_path,
+        {
+            "src/index.ts": index,
+            "src/helper.ts": "export const helper = 1\n",
+            "src/client/auth.ts": "export type AuthOptions = {}\n",
+        },
+    )
+
+    assert reexports_in(tmp_path, "src/index.ts") == ("src/client/auth.ts",)
+
+
 def test_the_modules_an_init_py_imports_from_are_named(tmp_path: Path, write: Writer) -> None:
     init = (
         '"""The shop SDK."""\n'

@@ -20,10 +20,10 @@ __all__ = ["reexported_modules"]
 _MAX_MODULES = 8
 _MAX_ENTRY_POINTS_READ = 6
 _ENTRY_READ_LIMIT = 64 * 1024
-# `export { a } from './x'`, `export * from "./x.js"`, `export type { T } from '../x'`.
-_TS_REEXPORT = re.compile(r"^export\s[^;]*?\sfrom\s+['\"](\.{1,2}/[^'\"]+)['\"]", re.MULTILINE)
+# The module of `export { a } from './x'`, `export * from "./x.js"`, `} from '../x';`.
+_TS_FROM = re.compile(r"\bfrom\s*['\"](\.{1,2}/[^'\"]+)['\"]")
 # `from .client.stdio import x`, `from ..shared import y`.
-_PY_REEXPORT = re.compile(r"^from\s+(\.+)([\w.]*)\s+import\b", re.MULTILINE)
+_PY_REEXPORT = re.compile(r"^from[ \t]+(\.+)([\w.]*)[ \t]+import\b", re.MULTILINE)
 _TS_SOURCES = (".ts", ".tsx", ".mts", "/index.ts", "/index.tsx")
 
 
@@ -71,10 +71,20 @@ def _named_modules(entry: str, text: str, present: Collection[str]) -> list[str]
             stem = posixpath.join(base, name.replace(".", "/"))
             modules.extend(_first_present((f"{stem}.py", f"{stem}/__init__.py"), present))
         return modules
-    if " from " not in text:
+    if "from" not in text:
         return modules
-    for match in _TS_REEXPORT.finditer(text):
-        target = posixpath.normpath(posixpath.join(folder, match.group(1)))
+    # Line by line, not one pattern over the file: a statement runs from its first line to the
+    # next line that starts at the margin (a closing `} from './x'` continues it), so a file of
+    # thousands of `export const` lines costs one pass, not one scan to its end per line.
+    in_export = False
+    for line in text.splitlines():
+        if line[:1] not in ("", " ", "\t", "}"):
+            in_export = line.startswith("export ")
+        source = _TS_FROM.search(line) if in_export and "from" in line else None
+        if source is None:
+            continue
+        in_export = False
+        target = posixpath.normpath(posixpath.join(folder, source.group(1)))
         # A `.js` suffix names the compiled file; the source sits beside it as `.ts`.
         stem = re.sub(r"\.[cm]?js$", "", target)
         modules.extend(_first_present(tuple(stem + ending for ending in _TS_SOURCES), present))
