@@ -181,6 +181,26 @@ def test_generated_folders_are_named_largest_first(tmp_path: Path, write: Writer
     )
 
 
+def test_a_generated_folder_among_test_fixtures_is_not_named_as_generated_code(
+    tmp_path: Path, write: Writer
+) -> None:
+    write_all(
+        write,
+        tmp_path,
+        [
+            "apps/fmt/test/fixtures/generated/a.js",
+            "apps/fmt/test/fixtures/generated/b.js",
+            "apps/fmt/test/fixtures/generated/c.js",
+            "crates/ast/src/generated/visit.rs",
+            "crates/ast/src/lib.rs",
+        ],
+    )
+
+    line = line_starting(digest_of(tmp_path), "- Generated code")
+
+    assert line == "- Generated code (regenerate, do not edit): `crates/ast/src/generated`"
+
+
 def test_configuration_at_the_top_is_named_with_docs_and_config(
     tmp_path: Path, write: Writer
 ) -> None:

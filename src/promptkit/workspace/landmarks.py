@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import islice
 
-from promptkit.workspace.suites import TEST_FILE_NAME
+from promptkit.workspace.suites import TEST_FILE_NAME, TEST_FOLDER_NAMES
 from promptkit.workspace.tooling.model import FileReader, one_line
 
 __all__ = [
@@ -238,7 +238,8 @@ _MAX_GENERATED_FOLDERS = 6
 
 def generated_folders(paths: list[str]) -> tuple[str, ...]:
     """Folders of generated code (`src/generated/`), the largest first: edits there are lost
-    when the code is generated again, so a digest names them."""
+    when the code is generated again, so a digest names them. One below a test suite or its
+    fixtures (`test/fixtures/generated/`) holds test input, not generated code."""
     found: Counter[str] = Counter()
     for path in paths:
         # The cheap test first, for the many paths of a big tree.
@@ -246,6 +247,8 @@ def generated_folders(paths: list[str]) -> tuple[str, ...]:
             continue
         folders = path.split("/")[:-1]
         for depth, folder in enumerate(folders):
+            if folder in TEST_FOLDER_NAMES:
+                break
             if folder in _GENERATED_FOLDERS:
                 found["/".join(folders[: depth + 1])] += 1
                 break

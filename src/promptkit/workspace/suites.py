@@ -15,7 +15,14 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["TEST_FILE_NAME", "SuiteFolder", "docs_checks", "module_tests", "suite_folders"]
+__all__ = [
+    "TEST_FILE_NAME",
+    "TEST_FOLDER_NAMES",
+    "SuiteFolder",
+    "docs_checks",
+    "module_tests",
+    "suite_folders",
+]
 
 # A file name that says it holds tests (`test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`,
 # type tests `x.test-d.ts`) or their shared fixtures (`conftest.py`): a regular expression.
@@ -33,6 +40,8 @@ _DATA_NAMES = frozenset(
         "expected", "samples", "resources", "recordings",
     }
 )  # fmt: skip
+# Folders that hold tests or what tests feed on: whatever sits below them is test input.
+TEST_FOLDER_NAMES = _SUITE_NAMES | {"fixtures", "fixture", "testdata", "snapshots", "__snapshots__"}
 _MAX_SUITES = 3
 _MIN_SUITE_FILES = 2
 _MAX_SUITE_DEPTH = 3
