@@ -209,6 +209,8 @@ def test_file_over_the_size_cap_is_left_out(tmp_path: Path, write: Writer) -> No
         ".pypirc",
         ".netrc",
         "credentials.json",
+        "service-account.json",
+        "serviceAccountKey.json",
         "release.keystore",
         ".htpasswd",
         ".git-credentials",

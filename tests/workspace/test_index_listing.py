@@ -212,6 +212,7 @@ CREDENTIAL_SHAPES = (
     "{}.KEY",
     "id_rsa{}",
     "client_secret{}.json",
+    "{}service-account{}.json",
     "{}.tfstate.{}",
     "Secrets.yml",
 )

@@ -53,6 +53,11 @@ _CREDENTIAL_NAME_GLOBS = (
     "credentials",
     "credentials.json",
     "client_secret*.json",
+    # A cloud service account's key file (`service-account.json`, Firebase's
+    # `serviceAccountKey.json`): a private key in JSON.
+    "*service-account*.json",
+    "*service_account*.json",
+    "*serviceaccount*.json",
     "secrets.json",
     "secrets.toml",
     "secrets.yaml",
