@@ -210,13 +210,11 @@ def begin_selection(
     if max_file_bytes < 0:
         raise ArgumentValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
     resolved = resolve_workspace_root(root)
-    git = start_git_listing(resolved)
     return PendingSelection(
         root=resolved,
         max_file_bytes=max_file_bytes,
         path_filter=PathFilter.of(include, exclude),
-        git=git,
-        is_subdirectory=git is not None and git.is_subdirectory,
+        git=start_git_listing(resolved),
     )
 
 
@@ -228,7 +226,6 @@ class PendingSelection:
     max_file_bytes: int
     path_filter: PathFilter
     git: RunningGitListing | None
-    is_subdirectory: bool
 
     def result(self) -> FileSelection:
         """The selection: the listing waited for, every rule applied (and logged at debug)."""
@@ -267,7 +264,7 @@ class PendingSelection:
         if listing is None:
             return None
         is_empty = not listing.paths and not listing.to_stat
-        if is_empty and self.is_subdirectory and _is_ignored_by_git(self.root):
+        if is_empty and self.git.is_subdirectory and _is_ignored_by_git(self.root):
             # The directory sits inside a repository that ignores it: treat it as a plain tree.
             return None
         return listing

@@ -46,9 +46,13 @@ _CHANGED = ("ls-files", "-z", "--modified")
 _UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")
 _INDEX_DEBUG = ("ls-files", "-z", "-v", "-s", "--debug")
 
+# The modes of a regular file git compares (plain, executable) and of a submodule, as numbers
+# (the index file) and as `ls-files -s` prints them (octal text).
+_REGULAR_MODES = frozenset({0o100644, 0o100755})
+_GITLINK_MODE = 0o160000
 # The start of a head git vouches for: tag H (cached, compared), a regular file's mode.
-_CLEAN_REGULAR = frozenset({"H 100644 ", "H 100755 "})
-_GITLINK_MODE = "160000"
+_CLEAN_REGULAR = frozenset(f"H {mode:o} " for mode in _REGULAR_MODES)
+_GITLINK_MODE_TEXT = f"{_GITLINK_MODE:o}"
 
 # The stat data `--debug` prints after each entry's NUL; the groups are its mtime
 # ("seconds:nanoseconds") and size.
@@ -190,7 +194,7 @@ def vouched_entries(output: bytes) -> GitListing | None:
         if match is None:
             return None
         _, mode, blob_id, stage = head[: match.end() - 1].split(" ")
-        if mode != _GITLINK_MODE:
+        if mode != _GITLINK_MODE_TEXT:
             listing.to_stat[head[match.end() :]] = blob_id if stage == "0" else None
     return listing
 
@@ -201,7 +205,7 @@ def _stat_every_entry(output: bytes) -> GitListing:
     for record in _decoded(output):
         meta, _, path = record.partition("\t")
         mode, blob_id, stage = meta.split(" ")
-        if mode != _GITLINK_MODE:
+        if mode != _GITLINK_MODE_TEXT:
             listing.to_stat[path] = blob_id if stage == "0" else None
     return listing
 
@@ -231,8 +235,6 @@ _ASSUME_VALID = 0x8000
 _EXTENDED = 0x4000
 _STAGE = 0x3000
 _NAME_LENGTH = 0x0FFF
-_REGULAR_MODES = frozenset({0o100644, 0o100755})
-_GITLINK_FILE_MODE = 0o160000
 
 
 def read_index_file(data: bytes, prefix: bytes = b"") -> GitListing | None:
@@ -286,7 +288,7 @@ def read_index_file(data: bytes, prefix: bytes = b"") -> GitListing | None:
                 sizes.append(size)
                 mtimes_ns.append(mtime_s * 1_000_000_000 + mtime_ns)
                 object_ids.append(object_id)
-            elif mode != _GITLINK_FILE_MODE:
+            elif mode != _GITLINK_MODE:
                 others.append(name)
                 other_blob_ids.append(None if flags & _STAGE else object_id.hex())
     except (struct.error, IndexError):  # an entry runs past the end of the file
