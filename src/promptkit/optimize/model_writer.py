@@ -27,11 +27,7 @@ from promptkit.prompt import Prompt, TextSection, ToolResult
 from promptkit.session import Session, ToolInvoked
 from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, FileSelection, begin_selection
 from promptkit.workspace.listing_process import ListingProcess
-from promptkit.workspace.manifest import (
-    describe_workspace,
-    fingerprint_files,
-    manifest_for_selection,
-)
+from promptkit.workspace.manifest import describe_workspace, manifest_for_selection
 from promptkit.workspace.overlay import HostMount, record_listing
 
 _log = get_logger("promptkit.optimize")
@@ -97,21 +93,17 @@ class ModelDigestWriter:
         )
         return DigestDraft(response=response, provenance=provenance)
 
-    def _start_listing(self, mount: HostMount) -> Callable[[], tuple[FileSelection, str]]:
+    def _start_listing(self, mount: HostMount) -> Callable[[], tuple[FileSelection, str | None]]:
         """Start listing `mount` (the helper's listing when it lists that directory with that
-        size cap, else git's here); returns what collects the selection and its fingerprint."""
+        size cap, else git's here); returns what collects the selection and its fingerprint
+        when the helper computed it (None: the manifest computes it if it needs it)."""
         early = self.listing
         if early is not None and early.lists(mount.root(), mount.max_file_bytes):
             return early.result
         if early is not None:
             early.close()  # a listing of another directory would only take CPU from this one
         pending = begin_selection(mount.root(), max_file_bytes=mount.max_file_bytes)
-
-        def collect() -> tuple[FileSelection, str]:
-            selection = pending.result()
-            return selection, fingerprint_files(selection.files)
-
-        return collect
+        return lambda: (pending.result(), None)
 
 
 def optimization_prompt(target: OptimizationTarget, session: Session) -> Prompt[Any]:

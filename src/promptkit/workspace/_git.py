@@ -43,29 +43,39 @@ def start_git_together(root: Path, *commands: tuple[str, ...]) -> RunningGit:
     an instant and would then wait for the caller to read, so a listing of 100,000 files (20 MB
     of index data) would run only once `outputs()` is called instead of while the caller works.
     """
-    started: list[tuple[subprocess.Popen[bytes], IO[bytes]] | None] = []
-    for args in commands:
-        try:
-            # Kept open past this call: `RunningGit` closes it once the output is read.
-            output = tempfile.TemporaryFile()  # noqa: SIM115
-        except OSError:
-            started.append(None)
-            continue
-        try:
-            process = subprocess.Popen(
-                ["git", "-c", "core.fsmonitor=false", *args],
-                cwd=root,
-                env=git_environment(),
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.DEVNULL,
-            )
-        except OSError:
-            output.close()
-            started.append(None)
-            continue
-        started.append((process, output))
-    return RunningGit(tuple(started))
+    env = git_environment()
+    return RunningGit(
+        tuple(
+            start_into_file(["git", "-c", "core.fsmonitor=false", *args], cwd=root, env=env)
+            for args in commands
+        )
+    )
+
+
+def start_into_file(
+    command: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], IO[bytes]] | None:
+    """Start `command` with its stdout going to an unnamed temporary file (stdin closed, stderr
+    dropped); the process and the file, which the caller closes once it has read it, or None
+    when the file or the process cannot be made."""
+    try:
+        # Kept open past this call: the caller closes it once the output is read.
+        output = tempfile.TemporaryFile()  # noqa: SIM115
+    except OSError:
+        return None
+    try:
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.DEVNULL,
+        )
+    except (OSError, ValueError):
+        output.close()
+        return None
+    return process, output
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,10 @@ import marshal
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
+
+from promptkit.workspace._git import start_into_file
 
 if TYPE_CHECKING:
     from promptkit.workspace.files import FileSelection
@@ -54,23 +55,8 @@ def start_listing_process(root: str | os.PathLike[str], max_file_bytes: int) -> 
         str(resolved),
         str(max_file_bytes),
     ]
-    try:
-        # Kept open past this call: `ListingProcess` closes it once the child's answer is read.
-        output = tempfile.TemporaryFile()  # noqa: SIM115
-    except OSError:
-        return ListingProcess(resolved, max_file_bytes, None)
-    try:
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            # A file, not a pipe: the child writes its answer whenever it is done, unread.
-            stdout=output,
-            stderr=subprocess.DEVNULL,
-        )
-    except (OSError, ValueError):
-        output.close()
-        return ListingProcess(resolved, max_file_bytes, None)
-    return ListingProcess(resolved, max_file_bytes, (process, output))
+    # A file, not a pipe: the child writes its answer whenever it is done, unread.
+    return ListingProcess(resolved, max_file_bytes, start_into_file(command))
 
 
 # The child imports promptkit from where this process did: `-P` keeps the working folder off
