@@ -7,6 +7,8 @@ level, each with a priority that says what the budget keeps first.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from promptkit.workspace.digest_text import DigestLine, code_span, count_of, plain
 from promptkit.workspace.scan import WorkspaceFacts
 from promptkit.workspace.tooling.model import one_line
@@ -62,15 +64,11 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:
     lines.extend(_named("- Package exports", facts.exported_modules, 60))
     lines.extend(_named("- Re-exported by entry points", facts.reexported_modules, 60))
     if facts.entry_points:
-        listed = ", ".join(code_span(path) for path in facts.entry_points[:_MAX_ENTRY_POINTS])
-        more = len(facts.entry_points) - _MAX_ENTRY_POINTS
-        suffix = f" and {more} more" if more > 0 else ""
-        lines.append(DigestLine("Layout", 66, f"- Entry points: {listed}{suffix}"))
+        listed = _bounded(facts.entry_points, _MAX_ENTRY_POINTS)
+        lines.append(DigestLine("Layout", 66, f"- Entry points: {listed}"))
     if facts.notable_files:
-        shown = ", ".join(code_span(path) for path in facts.notable_files[:_MAX_NOTABLE])
-        more = len(facts.notable_files) - _MAX_NOTABLE
-        suffix = f" and {more} more" if more > 0 else ""
-        lines.append(DigestLine("Layout", 88, f"- Docs and config: {shown}{suffix}"))
+        shown = _bounded(facts.notable_files, _MAX_NOTABLE)
+        lines.append(DigestLine("Layout", 88, f"- Docs and config: {shown}"))
     lines.extend(_catalogue("- Contributor docs", facts.contributor_docs, 86))
     lines.extend(_docs_and_tests(facts))
     if facts.generated_folders:
@@ -91,11 +89,7 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:
         # Docs and config are named above already.
         unnamed = [name for name in facts.root_files if name not in facts.notable_files]
         if unnamed:
-            shown = ", ".join(code_span(name) for name in unnamed[:_MAX_ROOT_FILES])
-            more = len(unnamed) - _MAX_ROOT_FILES
-            text += f"; besides docs and config: {shown}" + (
-                f" and {more} more" if more > 0 else ""
-            )
+            text += f"; besides docs and config: {_bounded(unnamed, _MAX_ROOT_FILES)}"
         lines.append(DigestLine("Layout", 58, text))
     if other:
         listed = ", ".join(f"{lang.language} {lang.files:,}" for lang in other[:_MAX_OTHER_TYPES])
@@ -202,10 +196,14 @@ def _named(label: str, paths: tuple[str, ...], priority: float) -> list[DigestLi
     """`paths` on one line (bounded, then counted), or nothing."""
     if not paths:
         return []
-    listed = ", ".join(code_span(path) for path in paths[:_MAX_PATHS_PER_LINE])
-    more = len(paths) - _MAX_PATHS_PER_LINE
-    suffix = f" and {more} more" if more > 0 else ""
-    return [DigestLine("Layout", priority, f"{label}: {listed}{suffix}")]
+    return [DigestLine("Layout", priority, f"{label}: {_bounded(paths, _MAX_PATHS_PER_LINE)}")]
+
+
+def _bounded(paths: Sequence[str], limit: int) -> str:
+    """The first `limit` of `paths` as code, then how many more there are."""
+    listed = ", ".join(code_span(path) for path in paths[:limit])
+    more = len(paths) - limit
+    return f"{listed} and {more} more" if more > 0 else listed
 
 
 def _catalogue(label: str, paths: tuple[str, ...], priority: float) -> list[DigestLine]:
