@@ -163,13 +163,21 @@ def test_eval_fake_provider_without_script_says_what_to_pass(project: Path):
     assert "--provider fake needs --script FILE" in ran.stderr
 
 
+# The first case is answered at once; the second waits until Ctrl-C, so the run is always
+# still going when the signal arrives, however slowly the test reads the progress output.
+FIRST_CASE_ONLY = """\
+rules:
+  - when: Land0
+    text: x
+default: {text: x, delay: 600}
+"""
+
+
 def test_ctrl_c_stops_the_run_and_reports_what_finished(project: Path):
     cases = "".join(
-        f'{{"id": "c{i}", "params": {{"name": "Land{i}"}}, "expected": "x"}}\n' for i in range(40)
+        f'{{"id": "c{i}", "params": {{"name": "Land{i}"}}, "expected": "x"}}\n' for i in range(3)
     )
-    write_files(
-        project, {"evals/many.jsonl": cases, "slow.yaml": "default: {text: x}\ndelay: 0.2\n"}
-    )
+    write_files(project, {"evals/many.jsonl": cases, "slow.yaml": FIRST_CASE_ONLY})
     process = subprocess.Popen(
         [
             sys.executable,
@@ -204,7 +212,7 @@ def test_ctrl_c_stops_the_run_and_reports_what_finished(project: Path):
     stdout, stderr = process.communicate(timeout=60)
 
     assert process.returncode == 130, stderr
-    assert "interrupted:" in stdout and "of 40 evaluations finished" in stdout
+    assert "interrupted: 1 of 3 evaluations finished" in stdout
     assert "not run" in stdout
     manifest = json.loads((project / "run" / "manifest.json").read_text())
     assert manifest["status"] == "failed"

@@ -1,5 +1,6 @@
 """`run_evaluation`: every case under each override tag, compared; failures are per case."""
 
+import signal
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ from promptkit.clock import FakeClock
 from promptkit.errors import ArgumentTypeError
 from promptkit.evals import (
     Case,
+    CaseResult,
     Contains,
     Dataset,
     ExactMatch,
@@ -204,3 +206,25 @@ def test_run_evaluation_closes_the_client_it_built_for_its_event_loop(
 
     assert len(used) == 2 and used[0] is used[1]
     assert used[0].is_closed()
+
+
+def test_ctrl_c_reports_the_cases_that_finished_and_starts_no_other(server: FakeProviderServer):
+    server.respond_with(reply_script_from({"default": {"text": "x"}}).reply_to)
+    cases = Dataset("many", tuple(Case(f"c{i}", (Country(f"Land{i}"),)) for i in range(6)))
+
+    def press_ctrl_c_after_the_second(result: CaseResult) -> None:
+        if result.case_id == "c1":
+            signal.raise_signal(signal.SIGINT)
+
+    report = run_evaluation(
+        CAPITAL_PROMPT,
+        cases,
+        openai_adapter(server),
+        [],
+        concurrency=1,
+        on_result=press_ctrl_c_after_the_second,
+    )
+
+    assert report.interrupted
+    assert [result.case_id for result in report.results] == ["c0", "c1"]
+    assert len(server.requests) == 2

@@ -6,14 +6,24 @@ the overrides of that tag, and the same deadline and tool-round limit as `evalua
 error and the run goes on; so does one whose evaluator raises. `run_evaluation` turns Ctrl-C
 into a report of the pairs that finished (`interrupted=True`); `arun_evaluation` lets a
 cancellation propagate, as asyncio code expects.
+
+`run_evaluation` handles SIGINT itself rather than leaving it to `asyncio.run`: asyncio's
+handler raises KeyboardInterrupt inside the loop when the signal lands after the run's last
+await and before the loop returns, and closing the loop then fails with "Event loop stopped
+before Future completed". Here Ctrl-C is recorded as a fact whenever it lands, and the report
+says the run was interrupted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from promptkit.clock import SYSTEM_CLOCK, Clock
@@ -56,7 +66,8 @@ def run_evaluation(
     `clock` times the cases and the run (a `FakeClock` in tests).
 
     Ctrl-C stops the run: the report then holds the cases that finished, with `interrupted`
-    set. Must be called outside a running event loop; use `arun_evaluation` inside one.
+    set; a second Ctrl-C stops it without waiting for the cases in flight to be cancelled.
+    Must be called outside a running event loop; use `arun_evaluation` inside one.
     """
     run = _Run(
         prompt,
@@ -71,11 +82,36 @@ def run_evaluation(
         on_result=on_result,
         clock=clock,
     )
+    with _ctrl_c_stops(run):
+        try:
+            asyncio.run(run.execute_until_stopped())
+        except KeyboardInterrupt:  # a second Ctrl-C, or the caller's own SIGINT handler
+            return run.report(interrupted=True)
+    return run.report(interrupted=run.stop_requested)
+
+
+@contextmanager
+def _ctrl_c_stops(run: _Run) -> Iterator[None]:
+    """While the block runs, Ctrl-C stops `run`; a second one, while its cases are still being
+    cancelled, raises KeyboardInterrupt. A caller that installed its own SIGINT handler (or
+    runs off the main thread, where there is none) keeps it."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+
+    def on_ctrl_c(signum: int, frame: FrameType | None) -> None:
+        if run.stop_requested and run.is_running:
+            raise KeyboardInterrupt
+        run.stop()
+
+    previous = signal.signal(signal.SIGINT, on_ctrl_c)
     try:
-        asyncio.run(run.execute(owns_loop=True))
-    except KeyboardInterrupt:
-        return run.report(interrupted=True)
-    return run.report(interrupted=False)
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 async def arun_evaluation(
@@ -149,8 +185,37 @@ class _Run:
         self.clock = clock
         self.results: list[CaseResult] = []
         self.started = clock.monotonic()
+        self.stop_requested = False
+        self._stoppable: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
         # Bound once per run: the module's lazy logger would build a new one for every case.
         self.log = _log.bind()
+
+    @property
+    def is_running(self) -> bool:
+        """Whether `execute_until_stopped` has started and not yet ended."""
+        return self._stoppable is not None and not self._stoppable[1].done()
+
+    def stop(self) -> None:
+        """Stop `execute_until_stopped` (from the SIGINT handler, on the loop's thread): cancel
+        it, or, before it started, make it start no case."""
+        self.stop_requested = True
+        if self._stoppable is not None and self.is_running:
+            loop, task = self._stoppable
+            # Cancelled from a loop callback, not from inside whatever step the signal
+            # interrupted; the call also wakes the loop if it is waiting on the network.
+            loop.call_soon_threadsafe(task.cancel)
+
+    async def execute_until_stopped(self) -> None:
+        """`execute` on a loop of its own, ended early by `stop`."""
+        task = asyncio.current_task()
+        assert task is not None  # asyncio.run runs this as a task
+        self._stoppable = (asyncio.get_running_loop(), task)
+        try:
+            await self.execute(owns_loop=True)
+        except asyncio.CancelledError:
+            # Nothing else holds this task: the cancellation is the one `stop` asked for.
+            if not self.stop_requested:
+                raise
 
     async def execute(self, *, owns_loop: bool = False) -> None:
         """Run every pair; with `owns_loop` (the loop ends with the run) close the client the
@@ -175,6 +240,9 @@ class _Run:
         # Workers share one iterator: a worker takes the next pair only when it is free, so at
         # most `concurrency` evaluations are in flight and none waits on a semaphore.
         for tag, case in pairs:
+            if self.stop_requested:
+                # Ctrl-C before `execute_until_stopped` started left nothing to cancel.
+                return
             result = await self._run_case(tag, case)
             self.results.append(result)
             self.log.info(
