@@ -283,6 +283,39 @@ def test_a_model_run_of_the_command_sends_the_first_request_the_library_sends(
     assert by_command.raw_body == by_library.raw_body
 
 
+def test_a_model_run_of_the_command_with_globs_counts_the_files_the_library_counts(
+    repo: Path,
+    tmp_path: Path,
+    digest_server: FakeProviderServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The helper counts the narrowed files ahead of listing them; the library narrows here.
+    globs = ("--include", "src/**", "--include", "tests/**", "--exclude", "tests")
+    state = str(tmp_path / "command-state")
+    command = ["optimize", str(repo), *served_model(digest_server), "--state-dir", state]
+    assert main([*command, *globs]) == 0
+    bound = bind_workspace(
+        str(repo), prompt=None, state_dir=str(tmp_path / "library-state"), overrides_dir=None
+    )
+    choice = choose_digest_writer(
+        "auto", model="served-model", base_url=digest_server.openai_base_url
+    )
+    optimize_workspace_digest(
+        choice.writer,
+        bound.prompt,
+        session=bound.session,
+        overrides_store=bound.overrides,
+        include=["src/**", "tests/**"],
+        exclude=["tests"],
+        leave_out=[bound.sessions.state_root],
+    )
+
+    by_command, by_library = digest_server.requests
+    capsys.readouterr()
+    assert "- `/`: 2 files," in by_command.body["messages"][0]["content"]
+    assert by_command.raw_body == by_library.raw_body
+
+
 def test_a_model_run_whose_prompt_mounts_another_folder_describes_that_folder(
     repo: Path,
     tmp_path: Path,

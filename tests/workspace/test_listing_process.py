@@ -107,3 +107,75 @@ def test_a_listing_process_is_the_listing_of_its_own_root_and_size_cap_only(
         assert listing.lists(repo.resolve(), DEFAULT_MAX_FILE_BYTES)
         assert not listing.lists(repo.resolve(), 1024)
         assert not listing.lists(tmp_path.resolve(), DEFAULT_MAX_FILE_BYTES)
+
+
+def test_a_listing_process_counts_the_files_the_globs_it_was_told_allow(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    _workspace_with_files_left_out(repo, write)
+    write(repo, "docs/guide.md", "# guide\n")
+    commit(repo)
+
+    with start_listing_process(repo, 1024) as listing:
+        listing.narrow(["**/*.md", "**/*.txt"], ["docs"])
+        summary = listing.summary()
+
+    narrowed = select_files(repo, max_file_bytes=1024, include=["**/*.md", "**/*.txt"])
+    narrowed = narrowed.narrowed(exclude=["docs"])
+    assert summary is not None
+    assert (summary.file_count, summary.total_bytes, summary.skipped) == (
+        len(narrowed.files),
+        narrowed.total_bytes,
+        narrowed.skipped,
+    )
+    assert summary.fingerprint == fingerprint_files(select_files(repo, max_file_bytes=1024).files)
+
+
+def test_a_listing_process_told_no_globs_counts_every_file(repo: Path, write: Writer) -> None:
+    _workspace_with_files_left_out(repo, write)
+
+    with start_listing_process(repo, 1024) as listing:
+        summary = listing.summary()
+
+    everything = select_files(repo, max_file_bytes=1024)
+    assert summary is not None
+    assert (summary.root, summary.from_git) == (everything.root, everything.from_git)
+    assert (summary.file_count, summary.skipped) == (len(everything.files), everything.skipped)
+
+
+def test_the_files_of_a_listing_process_follow_its_summary_unnarrowed(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    _workspace_with_files_left_out(repo, write)
+    commit(repo)
+
+    with start_listing_process(repo, 1024) as listing:
+        listing.narrow([], ["src"])
+        summary = listing.summary()
+        selection, fingerprint = listing.result()
+
+    assert summary is not None
+    assert selection == select_files(repo, max_file_bytes=1024)
+    assert fingerprint == summary.fingerprint
+
+
+def test_a_listing_process_closed_after_its_summary_lists_its_files_here(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    write(repo, "src/app.py", "print('hi')\n")
+    commit(repo)
+    with start_listing_process(repo, DEFAULT_MAX_FILE_BYTES) as listing:
+        assert listing.summary() is not None
+    write(repo, "src/new.py", "print('new')\n")
+
+    selection, _ = listing.result()
+
+    assert selection == select_files(repo)
+
+
+def test_a_helper_that_fails_has_no_summary(repo: Path) -> None:
+    with tempfile.TemporaryFile() as output:
+        failing = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"], stdout=output)
+        listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES, (failing, output))
+
+        assert listing.summary() is None

@@ -15,6 +15,12 @@ here, as without a helper; on one core it is merely no faster. The result crosse
 data of plain columns (two to three times quicker to write and read than JSON for 100,000
 files): the interpreter at both ends is the same, and the bytes come from our own child, never
 from outside. This module imports nothing heavy, since a command imports it first.
+
+A caller that needs only the listing's size before its files (a model's first request
+describes the workspace by counts) says which globs it will narrow the listing with
+(`narrow`), and `summary()` then gives the fingerprint and the narrowed counts, which the helper
+writes ahead of the files: the 100,000 records are decoded later, when a tool first needs them,
+while the model thinks rather than before the request.
 """
 
 from __future__ import annotations
@@ -23,19 +29,22 @@ import marshal
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from promptkit.workspace._git import start_into_file
 
 if TYPE_CHECKING:
-    from promptkit.workspace.files import FileSelection
+    from promptkit.workspace.files import FileSelection, SkipReason
 
-__all__ = ["ListingProcess", "start_listing_process"]
+__all__ = ["ListingProcess", "ListingSummary", "start_listing_process"]
 
-# marshal's version 4 writes ASCII text in a short form that reads a quarter faster than
-# version 2's UTF-8 (21 ms against 29 ms for 100,000 files), and writes it as fast.
-_MARSHAL_VERSION = 4
+# marshal's version 2 keeps no table of the objects written (versions 3 and 4 do, to share
+# repeated ones): 100,000 files' columns are written in 25 ms and read in 22 ms, against 40 ms
+# and 30 ms with version 4, whose table costs more than its short form of ASCII text saves.
+_MARSHAL_VERSION = 2
 
 
 def start_listing_process(root: str | os.PathLike[str], max_file_bytes: int) -> ListingProcess:
@@ -55,8 +64,9 @@ def start_listing_process(root: str | os.PathLike[str], max_file_bytes: int) -> 
         str(resolved),
         str(max_file_bytes),
     ]
-    # A file, not a pipe: the child writes its answer whenever it is done, unread.
-    return ListingProcess(resolved, max_file_bytes, start_into_file(command))
+    # A file, not a pipe: the child writes its answer whenever it is done, unread. Its stdin
+    # is a pipe that carries the globs of `narrow`.
+    return ListingProcess(resolved, max_file_bytes, start_into_file(command, stdin=True))
 
 
 # The child imports promptkit from where this process did: `-P` keeps the working folder off
@@ -66,6 +76,20 @@ _CHILD = (
     "import sys; sys.argv[1] in sys.path or sys.path.insert(0, sys.argv[1]);"
     " from promptkit.workspace.listing_process import serve_listing; serve_listing()"
 )
+
+
+@dataclass(frozen=True)
+class ListingSummary:
+    """What a listing helper says of its listing ahead of the files: where and how it was
+    taken, its fingerprint (`fingerprint_files` of every file), and the count, bytes and
+    left-out reasons of the files the globs given to `narrow` allow."""
+
+    root: Path
+    from_git: bool
+    fingerprint: str
+    file_count: int
+    total_bytes: int
+    skipped: tuple[tuple[SkipReason, int], ...]
 
 
 class ListingProcess:
@@ -80,10 +104,34 @@ class ListingProcess:
         self.root = root
         self.max_file_bytes = max_file_bytes
         self._child = child
+        self._narrowing: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        self._summary: ListingSummary | None = None
 
     def lists(self, root: Path, max_file_bytes: int) -> bool:
         """Whether this is the listing `select_files(root, max_file_bytes=...)` would take."""
         return (root, max_file_bytes) == (self.root, self.max_file_bytes)
+
+    def narrow(self, include: Sequence[str], exclude: Sequence[str]) -> None:
+        """Have `summary()` count the files `include` and `exclude` allow (as
+        `FileSelection.narrowed` applies them); without this, it counts every file. Said once,
+        before `summary()` or `result()`: later, it changes nothing."""
+        if self._child is None or self._child[0].stdin is None or self._child[0].stdin.closed:
+            return
+        self._narrowing = (tuple(include), tuple(exclude))
+        self._end_input(marshal.dumps(self._narrowing, _MARSHAL_VERSION))
+
+    def summary(self) -> ListingSummary | None:
+        """The helper's summary (see `ListingSummary`), waited for; None when the helper
+        failed, and `result()` then lists here."""
+        if self._summary is None and self._child is not None:
+            output = self._output()
+            try:
+                self._summary = self._decoded_summary(output) if output is not None else None
+            except (EOFError, TypeError, ValueError):
+                self._summary = None
+            if self._summary is None:
+                self.close()
+        return self._summary
 
     def result(self) -> tuple[FileSelection, str]:
         """The selection and its fingerprint, as `select_files` and `fingerprint_files` give
@@ -91,10 +139,11 @@ class ListingProcess:
         from promptkit.workspace.files import log_selection, select_files
         from promptkit.workspace.manifest import fingerprint_files
 
-        answer = self._answer()
-        if answer is not None:
-            log_selection(answer[0])
-            return answer
+        summary = self.summary()
+        selection = self._decoded_files(summary) if summary is not None else None
+        if selection is not None and summary is not None:
+            log_selection(selection)
+            return selection, summary.fingerprint
         selection = select_files(self.root, max_file_bytes=self.max_file_bytes)
         return selection, fingerprint_files(selection.files)
 
@@ -107,6 +156,8 @@ class ListingProcess:
         if process.poll() is None:
             process.kill()
             process.wait()
+        if process.stdin is not None:
+            process.stdin.close()
         output.close()
 
     def __enter__(self) -> ListingProcess:
@@ -115,7 +166,41 @@ class ListingProcess:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _answer(self) -> tuple[FileSelection, str] | None:
+    def _end_input(self, data: bytes = b"") -> None:
+        """Write `data` to the child's stdin and close it: the child reads stdin to its end."""
+        assert self._child is not None
+        stdin = self._child[0].stdin
+        if stdin is None or stdin.closed:
+            return
+        try:
+            stdin.write(data)
+            stdin.close()
+        except OSError:
+            pass  # the child is gone, and its exit status says so
+
+    def _output(self) -> IO[bytes] | None:
+        """The child's output from its start, once it has exited; None when it failed."""
+        assert self._child is not None
+        process, output = self._child
+        self._end_input()
+        process.wait()
+        if process.returncode != 0:
+            return None
+        output.seek(0)
+        return output
+
+    def _decoded_summary(self, output: IO[bytes]) -> ListingSummary | None:
+        root, from_git, fingerprint, narrowing, counts = marshal.load(output)
+        file_count, total_bytes, skipped = counts
+        summary = ListingSummary(
+            Path(root), from_git, fingerprint, file_count, total_bytes, tuple(map(tuple, skipped))
+        )
+        if summary.root != self.root or narrowing != self._narrowing:
+            return None
+        return summary if isinstance(fingerprint, str) else None
+
+    def _decoded_files(self, summary: ListingSummary) -> FileSelection | None:
+        """The files, which follow the summary; None when they do not decode."""
         from promptkit.workspace.files import (
             FileSelection,
             LeftOut,
@@ -124,37 +209,27 @@ class ListingProcess:
         )
 
         if self._child is None:
-            return None
-        process, output = self._child
+            return None  # closed since the summary: listed again here
         try:
-            process.wait()
-            output.seek(0)
-            data = output.read() if process.returncode == 0 else b""
-        finally:
-            self.close()
-        try:
-            root, from_git, paths, sizes, mtimes, blob_ids, left_out, fingerprint = marshal.loads(
-                data
-            )
+            paths, sizes, mtimes, blob_ids, left_out = marshal.load(self._child[1])
             with collector_paused():
                 rows = zip(paths, sizes, mtimes, blob_ids, strict=True)
-                selection = FileSelection(
-                    root=Path(root),
+                return FileSelection(
+                    root=summary.root,
                     files=tuple(workspace_files(rows)),
                     left_out=tuple(map(LeftOut._make, left_out)),
-                    from_git=from_git,
+                    from_git=summary.from_git,
                     max_file_bytes=self.max_file_bytes,
                 )
         except (EOFError, TypeError, ValueError):
             return None
-        if selection.root != self.root or not isinstance(fingerprint, str):
-            return None
-        return selection, fingerprint
+        finally:
+            self.close()
 
 
 def serve_listing() -> None:
-    """The child's side: list `sys.argv[2]` with the size cap `sys.argv[3]` and write the
-    selection and its fingerprint to stdout as marshal data."""
+    """The child's side: list `sys.argv[2]` with the size cap `sys.argv[3]`, read the globs of
+    `narrow` from stdin, and write the summary, then the files, to stdout as marshal data."""
     # Whatever else would be printed goes to stderr: stdout carries the answer alone.
     answer = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
@@ -164,22 +239,26 @@ def serve_listing() -> None:
     from promptkit.workspace.manifest import fingerprint_files
 
     selection = pending.unlogged_result()
+    narrowing = _narrowing(sys.stdin.buffer.read())
+    narrowed = selection.narrowed(*narrowing)
     with collector_paused():
+        counts = (len(narrowed.files), narrowed.total_bytes, narrowed.skipped)
+        fingerprint = fingerprint_files(selection.files)
+        summary = (str(selection.root), selection.from_git, fingerprint, narrowing, counts)
+        answer.write(marshal.dumps(summary, _MARSHAL_VERSION))
         # The files as four columns (path, size, mtime, blob id); four empty ones for none.
         paths, sizes, mtimes, blob_ids = list(zip(*selection.files, strict=True)) or [()] * 4
-        answer.write(
-            marshal.dumps(
-                (
-                    str(selection.root),
-                    selection.from_git,
-                    paths,
-                    sizes,
-                    mtimes,
-                    blob_ids,
-                    [tuple(entry) for entry in selection.left_out],
-                    fingerprint_files(selection.files),
-                ),
-                _MARSHAL_VERSION,
-            )
-        )
+        left_out = [tuple(entry) for entry in selection.left_out]
+        answer.write(marshal.dumps((paths, sizes, mtimes, blob_ids, left_out), _MARSHAL_VERSION))
     answer.close()
+
+
+def _narrowing(data: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The include and exclude globs `narrow` sent; none when it sent nothing."""
+    if not data:
+        return (), ()
+    include, exclude = marshal.loads(data)
+    globs: tuple[Any, ...] = (*include, *exclude)
+    if not all(isinstance(glob, str) for glob in globs):
+        raise TypeError("the globs to narrow the listing with are not text")
+    return tuple(include), tuple(exclude)

@@ -37,6 +37,7 @@ __all__ = [
     "describe_workspace",
     "fingerprint_files",
     "manifest_for_selection",
+    "manifest_of_listing",
     "strip_url_credentials",
     "workspace_fingerprint",
 ]
@@ -174,11 +175,25 @@ def manifest_for_selection(
     """The manifest of the workspace `selection` was taken from (shares its file listing);
     `fingerprint` is `fingerprint_files(selection.files)` when the caller has it already (a
     listing process computes it beside the listing)."""
-    root = selection.root
-    created_at = datetime.now(UTC).replace(microsecond=0)
     if fingerprint is None:
         fingerprint = fingerprint_files(selection.files)
-    if not selection.from_git:
+    return manifest_of_listing(
+        selection.root, from_git=selection.from_git, fingerprint=fingerprint, strategy=strategy
+    )
+
+
+def manifest_of_listing(
+    root: Path,
+    *,
+    from_git: bool,
+    fingerprint: str,
+    strategy: WorkspaceStrategy = "existing",
+) -> WorkspaceManifest:
+    """The manifest of the workspace at `root` (resolved), whose listing, taken through git
+    when `from_git`, has `fingerprint`: what `manifest_for_selection` records without the
+    files themselves (a listing helper's `ListingSummary` has the rest)."""
+    created_at = datetime.now(UTC).replace(microsecond=0)
+    if not from_git:
         # A `.git` that git would not read: git is missing, or it refused a repository owned
         # by another user (safe.directory). Either way the walk stood in for it.
         note = (
