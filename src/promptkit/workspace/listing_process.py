@@ -31,6 +31,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -246,10 +247,11 @@ def serve_listing() -> None:
         fingerprint = fingerprint_files(selection.files)
         summary = (str(selection.root), selection.from_git, fingerprint, narrowing, counts)
         answer.write(marshal.dumps(summary, _MARSHAL_VERSION))
-        # The files as four columns (path, size, mtime, blob id); four empty ones for none.
-        paths, sizes, mtimes, blob_ids = list(zip(*selection.files, strict=True)) or [()] * 4
+        # The files as four columns (path, size, mtime, blob id): a pass per column is a third
+        # the cost of `zip(*files)`, which unpacks 100,000 arguments.
+        columns = [tuple(map(itemgetter(column), selection.files)) for column in range(4)]
         left_out = [tuple(entry) for entry in selection.left_out]
-        answer.write(marshal.dumps((paths, sizes, mtimes, blob_ids, left_out), _MARSHAL_VERSION))
+        answer.write(marshal.dumps((*columns, left_out), _MARSHAL_VERSION))
     answer.close()
 
 
