@@ -256,11 +256,14 @@ def serve_listing() -> None:
 
 
 def _narrowing(data: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The include and exclude globs `narrow` sent; none when it sent nothing."""
-    if not data:
+    """The include and exclude globs `narrow` sent; none when it sent nothing, or something
+    that does not decode (the summary then names no globs, and the caller, which sent some,
+    lists in its own process)."""
+    try:
+        include, exclude = marshal.loads(data)
+        globs: tuple[Any, ...] = (*include, *exclude)
+    except (EOFError, TypeError, ValueError):
         return (), ()
-    include, exclude = marshal.loads(data)
-    globs: tuple[Any, ...] = (*include, *exclude)
     if not all(isinstance(glob, str) for glob in globs):
-        raise TypeError("the globs to narrow the listing with are not text")
+        return (), ()
     return tuple(include), tuple(exclude)
