@@ -3,6 +3,7 @@ fingerprint; when the helper fails, the workspace is listed in this process, wit
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from promptkit.errors import WorkspaceError
 from promptkit.workspace import select_files
 from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES
 from promptkit.workspace.listing_process import ListingProcess, start_listing_process
-from promptkit.workspace.manifest import fingerprint_files
+from promptkit.workspace.manifest import fingerprint_files, manifest_for_selection
 
 Writer = Callable[[Path, str, str | bytes], Path]
 Committer = Callable[..., str]
@@ -128,7 +129,22 @@ def test_a_listing_process_counts_the_files_the_globs_it_was_told_allow(
         narrowed.total_bytes,
         narrowed.skipped,
     )
-    assert summary.fingerprint == fingerprint_files(select_files(repo, max_file_bytes=1024).files)
+
+
+def test_a_listing_process_summary_has_the_manifest_of_the_workspace_it_listed(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    _workspace_with_files_left_out(repo, write)
+    commit(repo)
+
+    with start_listing_process(repo, 1024) as listing:
+        listing.narrow(["src/**"], [])
+        summary = listing.summary()
+
+    expected = manifest_for_selection(select_files(repo, max_file_bytes=1024))
+    assert summary is not None
+    assert summary.manifest == dataclasses.replace(expected, created_at=summary.manifest.created_at)
+    assert summary.manifest.head_sha is not None
 
 
 def test_a_listing_process_told_no_globs_counts_every_file(repo: Path, write: Writer) -> None:
@@ -156,7 +172,7 @@ def test_the_files_of_a_listing_process_follow_its_summary_unnarrowed(
 
     assert summary is not None
     assert selection == select_files(repo, max_file_bytes=1024)
-    assert fingerprint == summary.fingerprint
+    assert fingerprint == summary.manifest.fingerprint
 
 
 def test_a_listing_process_closed_after_its_summary_lists_its_files_here(

@@ -10,6 +10,7 @@ from promptkit.session import Session
 from promptkit.workspace import select_files
 from promptkit.workspace.files import FileSelection
 from promptkit.workspace.listing_process import ListingSummary
+from promptkit.workspace.manifest import manifest_for_selection
 from promptkit.workspace.overlay import record_counted_listing, record_listing
 from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection, relist_mounts
 
@@ -203,11 +204,11 @@ def test_a_listing_of_another_size_cap_is_not_recorded_for_a_mount(tmp_path: Pat
         record_listing(Session(), mount, select_files(tmp_path))
 
 
-def _summary_of(selection: FileSelection, fingerprint: str = "unused") -> ListingSummary:
+def _summary_of(selection: FileSelection) -> ListingSummary:
     return ListingSummary(
         root=selection.root,
         from_git=selection.from_git,
-        fingerprint=fingerprint,
+        manifest=manifest_for_selection(selection),
         file_count=len(selection.files),
         total_bytes=selection.total_bytes,
         skipped=selection.skipped,

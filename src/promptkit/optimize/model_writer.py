@@ -32,7 +32,6 @@ from promptkit.workspace.manifest import (
     WorkspaceManifest,
     describe_workspace,
     manifest_for_selection,
-    manifest_of_listing,
 )
 from promptkit.workspace.overlay import HostMount, record_counted_listing, record_listing
 
@@ -119,9 +118,7 @@ def _record_helper_listing(
     record_counted_listing(session, mount, summary, lambda: listing.result()[0])
     if listing.max_file_bytes != DEFAULT_MAX_FILE_BYTES:
         return describe_workspace(summary.root)
-    return manifest_of_listing(
-        summary.root, from_git=summary.from_git, fingerprint=summary.fingerprint
-    )
+    return summary.manifest
 
 
 def _record_selection(

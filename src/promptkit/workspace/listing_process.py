@@ -18,8 +18,9 @@ from outside. This module imports nothing heavy, since a command imports it firs
 
 A caller that needs only the listing's size before its files (a model's first request
 describes the workspace by counts) says which globs it will narrow the listing with
-(`narrow`), and `summary()` then gives the fingerprint and the narrowed counts, which the helper
-writes ahead of the files: the 100,000 records are decoded later, when a tool first needs them,
+(`narrow`), and `summary()` then gives the workspace's manifest (its fingerprint, and git's facts
+read while the helper listed) and the narrowed counts, which the helper writes ahead of the
+files: the 100,000 records are decoded later, when a tool first needs them,
 while the model thinks rather than before the request.
 """
 
@@ -35,10 +36,12 @@ from operator import itemgetter
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from promptkit.errors import WorkspaceError
 from promptkit.workspace._git import start_into_file
 
 if TYPE_CHECKING:
     from promptkit.workspace.files import FileSelection, SkipReason
+    from promptkit.workspace.manifest import WorkspaceManifest
 
 __all__ = ["ListingProcess", "ListingSummary", "start_listing_process"]
 
@@ -82,12 +85,13 @@ _CHILD = (
 @dataclass(frozen=True)
 class ListingSummary:
     """What a listing helper says of its listing ahead of the files: where and how it was
-    taken, its fingerprint (`fingerprint_files` of every file), and the count, bytes and
-    left-out reasons of the files the globs given to `narrow` allow."""
+    taken, the workspace's manifest as of the listing (`manifest_for_selection`: its
+    fingerprint is `fingerprint_files` of every file), and the count, bytes and left-out
+    reasons of the files the globs given to `narrow` allow."""
 
     root: Path
     from_git: bool
-    fingerprint: str
+    manifest: WorkspaceManifest
     file_count: int
     total_bytes: int
     skipped: tuple[tuple[SkipReason, int], ...]
@@ -128,7 +132,7 @@ class ListingProcess:
             output = self._output()
             try:
                 self._summary = self._decoded_summary(output) if output is not None else None
-            except (EOFError, TypeError, ValueError):
+            except (EOFError, TypeError, ValueError, WorkspaceError):
                 self._summary = None
             if self._summary is None:
                 self.close()
@@ -142,9 +146,9 @@ class ListingProcess:
 
         summary = self.summary()
         selection = self._decoded_files(summary) if summary is not None else None
-        if selection is not None and summary is not None:
+        if selection is not None and summary is not None and summary.manifest.fingerprint:
             log_selection(selection)
-            return selection, summary.fingerprint
+            return selection, summary.manifest.fingerprint
         selection = select_files(self.root, max_file_bytes=self.max_file_bytes)
         return selection, fingerprint_files(selection.files)
 
@@ -191,14 +195,21 @@ class ListingProcess:
         return output
 
     def _decoded_summary(self, output: IO[bytes]) -> ListingSummary | None:
-        root, from_git, fingerprint, narrowing, counts = marshal.load(output)
+        from promptkit.workspace.manifest import WorkspaceManifest
+
+        root, from_git, manifest, narrowing, counts = marshal.load(output)
         file_count, total_bytes, skipped = counts
         summary = ListingSummary(
-            Path(root), from_git, fingerprint, file_count, total_bytes, tuple(map(tuple, skipped))
+            Path(root),
+            from_git,
+            WorkspaceManifest.from_json(manifest),
+            file_count,
+            total_bytes,
+            tuple(map(tuple, skipped)),
         )
         if summary.root != self.root or narrowing != self._narrowing:
             return None
-        return summary if isinstance(fingerprint, str) else None
+        return summary
 
     def _decoded_files(self, summary: ListingSummary) -> FileSelection | None:
         """The files, which follow the summary; None when they do not decode."""
@@ -237,15 +248,23 @@ def serve_listing() -> None:
     from promptkit.workspace.files import begin_selection, collector_paused
 
     pending = begin_selection(sys.argv[2], max_file_bytes=int(sys.argv[3]))
-    from promptkit.workspace.manifest import fingerprint_files
+    from promptkit.workspace.manifest import begin_manifest, fingerprint_files
 
+    pending_manifest = begin_manifest(pending.root)
     selection = pending.unlogged_result()
     narrowing = _narrowing(sys.stdin.buffer.read())
     narrowed = selection.narrowed(*narrowing)
     with collector_paused():
         counts = (len(narrowed.files), narrowed.total_bytes, narrowed.skipped)
         fingerprint = fingerprint_files(selection.files)
-        summary = (str(selection.root), selection.from_git, fingerprint, narrowing, counts)
+        manifest = pending_manifest.result(from_git=selection.from_git, fingerprint=fingerprint)
+        summary = (
+            str(selection.root),
+            selection.from_git,
+            manifest.to_json(),
+            narrowing,
+            counts,
+        )
         answer.write(marshal.dumps(summary, _MARSHAL_VERSION))
         # The files as four columns (path, size, mtime, blob id): a pass per column is a third
         # the cost of `zip(*files)`, which unpacks 100,000 arguments.
