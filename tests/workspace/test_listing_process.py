@@ -79,9 +79,11 @@ def test_a_helper_whose_answer_does_not_decode_is_ignored_and_the_workspace_list
 ) -> None:
     write(repo, "src/app.py", "print('hi')\n")
     commit(repo)
-    with tempfile.TemporaryFile() as output:
-        junk = subprocess.Popen([sys.executable, "-c", "print('not a listing')"], stdout=output)
-        listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES, (junk, output))
+    with tempfile.TemporaryFile() as files:
+        junk = subprocess.Popen(
+            [sys.executable, "-c", "print('not a listing')"], stdout=subprocess.PIPE
+        )
+        listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES, junk, files)
 
         selection, fingerprint = listing.result()
 
@@ -94,7 +96,7 @@ def test_a_listing_process_that_could_not_start_lists_here(
 ) -> None:
     write(repo, "src/app.py", "print('hi')\n")
     commit(repo)
-    listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES, None)
+    listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES)
 
     selection, _ = listing.result()
 
@@ -131,7 +133,7 @@ def test_a_listing_process_counts_the_files_the_globs_it_was_told_allow(
     )
 
 
-def test_a_listing_process_summary_has_the_manifest_of_the_workspace_it_listed(
+def test_a_listing_process_gives_the_manifest_of_the_workspace_it_listed(
     repo: Path, write: Writer, commit: Committer
 ) -> None:
     _workspace_with_files_left_out(repo, write)
@@ -139,12 +141,12 @@ def test_a_listing_process_summary_has_the_manifest_of_the_workspace_it_listed(
 
     with start_listing_process(repo, 1024) as listing:
         listing.narrow(["src/**"], [])
-        summary = listing.summary()
+        manifest = listing.manifest()
 
     expected = manifest_for_selection(select_files(repo, max_file_bytes=1024))
-    assert summary is not None
-    assert summary.manifest == dataclasses.replace(expected, created_at=summary.manifest.created_at)
-    assert summary.manifest.head_sha is not None
+    assert manifest is not None
+    assert manifest == dataclasses.replace(expected, created_at=manifest.created_at)
+    assert manifest.head_sha is not None
 
 
 def test_a_listing_process_told_no_globs_counts_every_file(repo: Path, write: Writer) -> None:
@@ -172,7 +174,7 @@ def test_the_files_of_a_listing_process_follow_its_summary_unnarrowed(
 
     assert summary is not None
     assert selection == select_files(repo, max_file_bytes=1024)
-    assert fingerprint == summary.manifest.fingerprint
+    assert fingerprint == fingerprint_files(selection.files)
 
 
 def test_a_listing_process_closed_after_its_summary_lists_its_files_here(
@@ -190,8 +192,10 @@ def test_a_listing_process_closed_after_its_summary_lists_its_files_here(
 
 
 def test_a_helper_that_fails_has_no_summary(repo: Path) -> None:
-    with tempfile.TemporaryFile() as output:
-        failing = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"], stdout=output)
-        listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES, (failing, output))
+    with tempfile.TemporaryFile() as files:
+        failing = subprocess.Popen(
+            [sys.executable, "-c", "raise SystemExit(3)"], stdout=subprocess.PIPE
+        )
+        listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES, failing, files)
 
         assert listing.summary() is None

@@ -10,7 +10,6 @@ from promptkit.session import Session
 from promptkit.workspace import select_files
 from promptkit.workspace.files import FileSelection
 from promptkit.workspace.listing_process import ListingSummary
-from promptkit.workspace.manifest import manifest_for_selection
 from promptkit.workspace.overlay import record_counted_listing, record_listing
 from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection, relist_mounts
 
@@ -208,7 +207,6 @@ def _summary_of(selection: FileSelection) -> ListingSummary:
     return ListingSummary(
         root=selection.root,
         from_git=selection.from_git,
-        manifest=manifest_for_selection(selection),
         file_count=len(selection.files),
         total_bytes=selection.total_bytes,
         skipped=selection.skipped,

@@ -83,18 +83,18 @@ class ModelDigestWriter:
         record_listing_in = self._start_listing(primary)
         inner = optimization_prompt(target, optimization_session)
         self.adapter.prepare_client()
-        # The manifest is taken before the model reads anything: edits made while it works make
-        # the stored digest stale rather than silently describing a state it never saw.
         provenance = record_listing_in(optimization_session)
         response = _evaluate(
             self.adapter, inner, target, optimization_session, deadline, max_tool_rounds
         )
-        return DigestDraft(response=response, provenance=provenance)
+        return DigestDraft(response=response, provenance=provenance())
 
-    def _start_listing(self, mount: HostMount) -> Callable[[Session], WorkspaceManifest]:
+    def _start_listing(
+        self, mount: HostMount
+    ) -> Callable[[Session], Callable[[], WorkspaceManifest]]:
         """Start listing `mount` (the helper's listing when it lists that directory with that
         size cap, else git's here); returns what records the listing in a session once it is
-        taken, and gives the manifest of the workspace it describes."""
+        taken, and gives what gives the manifest of the workspace it describes."""
         early = self.listing
         if early is not None and early.lists(mount.root(), mount.max_file_bytes):
             early.narrow(mount.include_glob, mount.exclude_glob)
@@ -107,29 +107,40 @@ class ModelDigestWriter:
 
 def _record_helper_listing(
     listing: ListingProcess, mount: HostMount, session: Session
-) -> WorkspaceManifest:
+) -> Callable[[], WorkspaceManifest]:
     """Record the helper's listing of `mount` from its counts: the first request describes the
     workspace by them, and the files are decoded when a tool first needs one, while the model
-    thinks (see `ListingProcess.summary`)."""
+    thinks (see `ListingProcess.summary`). The manifest the helper took as it listed is
+    collected at the end (taken then, should the helper have failed after its summary)."""
     summary = listing.summary()
     if summary is None:
         selection, fingerprint = listing.result()
         return _record_selection(session, mount, selection, fingerprint)
     record_counted_listing(session, mount, summary, lambda: listing.result()[0])
-    if listing.max_file_bytes != DEFAULT_MAX_FILE_BYTES:
-        return describe_workspace(summary.root)
-    return summary.manifest
+
+    def provenance() -> WorkspaceManifest:
+        manifest = listing.manifest()
+        if manifest is None or listing.max_file_bytes != DEFAULT_MAX_FILE_BYTES:
+            return describe_workspace(summary.root)
+        return manifest
+
+    return provenance
 
 
 def _record_selection(
     session: Session, mount: HostMount, selection: FileSelection, fingerprint: str | None
-) -> WorkspaceManifest:
-    """Record `selection` as the listing of `mount`; the manifest describes every file under
-    the default size cap, as a later freshness check does."""
+) -> Callable[[], WorkspaceManifest]:
+    """Record `selection` as the listing of `mount`, and take the manifest now."""
     record_listing(session, mount, selection)
-    if selection.max_file_bytes != DEFAULT_MAX_FILE_BYTES:
-        return describe_workspace(selection.root)
-    return manifest_for_selection(selection, fingerprint=fingerprint)
+    # Taken before the model reads anything, as the helper's is: edits made while it works make
+    # the stored digest stale rather than silently describing a state it never saw. It
+    # describes every file under the default size cap, as a later freshness check does.
+    manifest = (
+        manifest_for_selection(selection, fingerprint=fingerprint)
+        if selection.max_file_bytes == DEFAULT_MAX_FILE_BYTES
+        else describe_workspace(selection.root)
+    )
+    return lambda: manifest
 
 
 def optimization_prompt(target: OptimizationTarget, session: Session) -> Prompt[Any]:

@@ -53,16 +53,11 @@ def start_git_together(root: Path, *commands: tuple[str, ...]) -> RunningGit:
 
 
 def start_into_file(
-    command: list[str],
-    *,
-    cwd: Path | None = None,
-    env: dict[str, str] | None = None,
-    stdin: bool = False,
+    command: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen[bytes], IO[bytes]] | None:
-    """Start `command` with its stdout going to an unnamed temporary file (stderr dropped, and
-    stdin closed, or with `stdin` a pipe the caller writes and closes); the process and the
-    file, which the caller closes once it has read it, or None when the file or the process
-    cannot be made."""
+    """Start `command` with its stdout going to an unnamed temporary file (stdin closed, stderr
+    dropped); the process and the file, which the caller closes once it has read it, or None
+    when the file or the process cannot be made."""
     try:
         # Kept open past this call: the caller closes it once the output is read.
         output = tempfile.TemporaryFile()  # noqa: SIM115
@@ -73,7 +68,7 @@ def start_into_file(
             command,
             cwd=cwd,
             env=env,
-            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
             stdout=output,
             stderr=subprocess.DEVNULL,
         )
