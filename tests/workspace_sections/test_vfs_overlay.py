@@ -207,6 +207,7 @@ def _summary_of(selection: FileSelection) -> ListingSummary:
     return ListingSummary(
         root=selection.root,
         from_git=selection.from_git,
+        max_file_bytes=selection.max_file_bytes,
         file_count=len(selection.files),
         total_bytes=selection.total_bytes,
         skipped=selection.skipped,
@@ -246,6 +247,16 @@ def test_a_counted_listing_of_another_directory_is_not_recorded_for_a_mount(
 ) -> None:
     (tmp_path / "other").mkdir()
     mount = HostMount(tmp_path / "other")
+    with pytest.raises(ArgumentValueError, match="is not a listing of the mount"):
+        record_counted_listing(
+            Session(), mount, _summary_of(select_files(tmp_path)), lambda: select_files(tmp_path)
+        )
+
+
+def test_a_counted_listing_of_another_size_cap_is_not_recorded_for_a_mount(
+    tmp_path: Path,
+) -> None:
+    mount = HostMount(tmp_path, max_file_bytes=10)
     with pytest.raises(ArgumentValueError, match="is not a listing of the mount"):
         record_counted_listing(
             Session(), mount, _summary_of(select_files(tmp_path)), lambda: select_files(tmp_path)

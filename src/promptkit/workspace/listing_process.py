@@ -55,11 +55,12 @@ _MARSHAL_VERSION = 2
 @dataclass(frozen=True)
 class ListingSummary:
     """What a listing helper says of its listing ahead of the files: where and how it was
-    taken, and the count, bytes and left-out reasons of the files the globs given to `narrow`
-    allow."""
+    taken (through git, with which size cap), and the count, bytes and left-out reasons of the
+    files the globs given to `narrow` allow."""
 
     root: Path
     from_git: bool
+    max_file_bytes: int
     file_count: int
     total_bytes: int
     skipped: tuple[tuple[SkipReason, int], ...]
@@ -219,7 +220,12 @@ class ListingProcess:
         root, from_git, narrowing, counts = marshal.loads(data)
         file_count, total_bytes, skipped = counts
         summary = ListingSummary(
-            Path(root), from_git, file_count, total_bytes, tuple(map(tuple, skipped))
+            Path(root),
+            from_git,
+            self.max_file_bytes,
+            file_count,
+            total_bytes,
+            tuple(map(tuple, skipped)),
         )
         if summary.root != self.root or narrowing != self._narrowing:
             return None

@@ -272,9 +272,9 @@ def record_counted_listing(
     with the mount's globs, see `ListingProcess.narrow`) before its files are read:
     `load_selection` gives the selection without globs when a tool first needs the files.
 
-    ArgumentValueError when `summary` is not of the mount's directory.
+    ArgumentValueError when `summary` is not of the mount's directory and size cap.
     """
-    _require_listing_of(mount, summary.root, mount.max_file_bytes)
+    _require_listing_of(mount, summary.root, summary.max_file_bytes)
 
     def load_files() -> tuple[WorkspaceFile, ...]:
         return _narrowed_for(mount, load_selection()).files
