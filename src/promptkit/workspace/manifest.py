@@ -178,9 +178,8 @@ def manifest_for_selection(
     listing process computes it beside the listing)."""
     if fingerprint is None:
         fingerprint = fingerprint_files(selection.files)
-    return begin_manifest(selection.root).result(
-        from_git=selection.from_git, fingerprint=fingerprint, strategy=strategy
-    )
+    pending = begin_manifest(selection.root, ask_git=selection.from_git)
+    return pending.result(from_git=selection.from_git, fingerprint=fingerprint, strategy=strategy)
 
 
 # What a manifest asks git: the commit checked out, the branch, whether the clone is shallow,
@@ -193,14 +192,15 @@ _GIT_FACTS = (
 )
 
 
-def begin_manifest(root: Path) -> PendingManifest:
+def begin_manifest(root: Path, *, ask_git: bool = True) -> PendingManifest:
     """Start the manifest of the workspace at `root` (resolved): git is asked its facts in
-    other processes now, and `result()`, given the listing's fingerprint, completes it. A
-    listing helper asks them while it lists, so its manifest is of the moment it listed."""
+    other processes now (unless the caller knows git cannot answer), and `result()`, given the
+    listing's fingerprint, completes it. A listing helper asks them while it lists, so its
+    manifest is of the moment it listed."""
     return PendingManifest(
         root=root,
         created_at=datetime.now(UTC).replace(microsecond=0),
-        git_facts=start_git_together(root, *_GIT_FACTS),
+        git_facts=start_git_together(root, *_GIT_FACTS) if ask_git else None,
     )
 
 
@@ -210,13 +210,14 @@ class PendingManifest:
 
     root: Path
     created_at: datetime
-    git_facts: RunningGit
+    git_facts: RunningGit | None
 
     def result(
         self, *, from_git: bool, fingerprint: str, strategy: WorkspaceStrategy = "existing"
     ) -> WorkspaceManifest:
         """The manifest of a listing taken through git when `from_git`, with `fingerprint`."""
-        head_sha, branch, shallow, remote = self.git_facts.texts()
+        facts = self.git_facts.texts() if self.git_facts is not None else [None] * len(_GIT_FACTS)
+        head_sha, branch, shallow, remote = facts
         if not from_git:
             # A `.git` that git would not read: git is missing, or it refused a repository
             # owned by another user (safe.directory). Either way the walk stood in for it.
