@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -254,6 +255,27 @@ def served_model(server: FakeProviderServer) -> tuple[str, ...]:
     return ("--base-url", server.openai_base_url, "--model", "served-model")
 
 
+def optimize_as_a_library(
+    repo: Path,
+    state: Path,
+    server: FakeProviderServer,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> None:
+    """What the command does for `repo`, called in-process: the workspace is listed here."""
+    bound = bind_workspace(str(repo), prompt=None, state_dir=str(state), overrides_dir=None)
+    choice = choose_digest_writer("auto", model="served-model", base_url=server.openai_base_url)
+    optimize_workspace_digest(
+        choice.writer,
+        bound.prompt,
+        session=bound.session,
+        overrides_store=bound.overrides,
+        include=include,
+        exclude=exclude,
+        leave_out=[bound.sessions.state_root],
+    )
+
+
 def test_a_model_run_of_the_command_sends_the_first_request_the_library_sends(
     repo: Path,
     tmp_path: Path,
@@ -263,23 +285,36 @@ def test_a_model_run_of_the_command_sends_the_first_request_the_library_sends(
     # The command lists the workspace in a helper process; the library lists it in-process.
     state = str(tmp_path / "command-state")
     assert main(["optimize", str(repo), *served_model(digest_server), "--state-dir", state]) == 0
-    bound = bind_workspace(
-        str(repo), prompt=None, state_dir=str(tmp_path / "library-state"), overrides_dir=None
-    )
-    choice = choose_digest_writer(
-        "auto", model="served-model", base_url=digest_server.openai_base_url
-    )
-    optimize_workspace_digest(
-        choice.writer,
-        bound.prompt,
-        session=bound.session,
-        overrides_store=bound.overrides,
-        leave_out=[bound.sessions.state_root],
-    )
+    optimize_as_a_library(repo, tmp_path / "library-state", digest_server)
 
     by_command, by_library = digest_server.requests
     capsys.readouterr()
     assert "Mounted directories" in by_command.body["messages"][0]["content"]
+    assert by_command.raw_body == by_library.raw_body
+
+
+def test_a_model_run_of_the_command_with_globs_counts_the_files_the_library_counts(
+    repo: Path,
+    tmp_path: Path,
+    digest_server: FakeProviderServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The helper counts the narrowed files ahead of listing them; the library narrows here.
+    globs = ("--include", "src/**", "--include", "tests/**", "--exclude", "tests")
+    state = str(tmp_path / "command-state")
+    command = ["optimize", str(repo), *served_model(digest_server), "--state-dir", state]
+    assert main([*command, *globs]) == 0
+    optimize_as_a_library(
+        repo,
+        tmp_path / "library-state",
+        digest_server,
+        include=["src/**", "tests/**"],
+        exclude=["tests"],
+    )
+
+    by_command, by_library = digest_server.requests
+    capsys.readouterr()
+    assert "- `/`: 2 files," in by_command.body["messages"][0]["content"]
     assert by_command.raw_body == by_library.raw_body
 
 

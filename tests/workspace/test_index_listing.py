@@ -249,3 +249,10 @@ def test_every_name_a_name_rule_leaves_out_is_among_those_to_check(names: list[s
         if is_credential_file_name(name) or has_binary_suffix(name)
     }
     assert left_out <= to_check
+
+
+def test_a_json_name_without_a_credential_word_is_not_among_those_to_check() -> None:
+    # `*service-account*.json` asks for its middle, not for the ending every JSON file has.
+    names = ["package.json", "tsconfig.json", "my-service-account-key.json"]
+
+    assert could_be_left_out_by_name(names) == {2}

@@ -3,6 +3,7 @@ fingerprint; when the helper fails, the workspace is listed in this process, wit
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from promptkit.errors import WorkspaceError
 from promptkit.workspace import select_files
 from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES
 from promptkit.workspace.listing_process import ListingProcess, start_listing_process
-from promptkit.workspace.manifest import fingerprint_files
+from promptkit.workspace.manifest import fingerprint_files, manifest_for_selection
 
 Writer = Callable[[Path, str, str | bytes], Path]
 Committer = Callable[..., str]
@@ -78,9 +79,11 @@ def test_a_helper_whose_answer_does_not_decode_is_ignored_and_the_workspace_list
 ) -> None:
     write(repo, "src/app.py", "print('hi')\n")
     commit(repo)
-    with tempfile.TemporaryFile() as output:
-        junk = subprocess.Popen([sys.executable, "-c", "print('not a listing')"], stdout=output)
-        listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES, (junk, output))
+    with tempfile.TemporaryFile() as files:
+        junk = subprocess.Popen(
+            [sys.executable, "-c", "print('not a listing')"], stdout=subprocess.PIPE
+        )
+        listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES, junk, files)
 
         selection, fingerprint = listing.result()
 
@@ -93,7 +96,7 @@ def test_a_listing_process_that_could_not_start_lists_here(
 ) -> None:
     write(repo, "src/app.py", "print('hi')\n")
     commit(repo)
-    listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES, None)
+    listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES)
 
     selection, _ = listing.result()
 
@@ -107,3 +110,92 @@ def test_a_listing_process_is_the_listing_of_its_own_root_and_size_cap_only(
         assert listing.lists(repo.resolve(), DEFAULT_MAX_FILE_BYTES)
         assert not listing.lists(repo.resolve(), 1024)
         assert not listing.lists(tmp_path.resolve(), DEFAULT_MAX_FILE_BYTES)
+
+
+def test_a_listing_process_counts_the_files_the_globs_it_was_told_allow(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    _workspace_with_files_left_out(repo, write)
+    write(repo, "docs/guide.md", "# guide\n")
+    commit(repo)
+
+    with start_listing_process(repo, 1024) as listing:
+        listing.narrow(["**/*.md", "**/*.txt"], ["docs"])
+        summary = listing.summary()
+
+    narrowed = select_files(repo, max_file_bytes=1024, include=["**/*.md", "**/*.txt"])
+    narrowed = narrowed.narrowed(exclude=["docs"])
+    assert summary is not None
+    assert (summary.file_count, summary.total_bytes, summary.skipped) == (
+        len(narrowed.files),
+        narrowed.total_bytes,
+        narrowed.skipped,
+    )
+
+
+def test_a_listing_process_gives_the_manifest_of_the_workspace_it_listed(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    _workspace_with_files_left_out(repo, write)
+    commit(repo)
+
+    with start_listing_process(repo, 1024) as listing:
+        listing.narrow(["src/**"], [])
+        manifest = listing.manifest()
+
+    expected = manifest_for_selection(select_files(repo, max_file_bytes=1024))
+    assert manifest is not None
+    assert manifest == dataclasses.replace(expected, created_at=manifest.created_at)
+    assert manifest.head_sha is not None
+
+
+def test_a_listing_process_told_no_globs_counts_every_file(repo: Path, write: Writer) -> None:
+    _workspace_with_files_left_out(repo, write)
+
+    with start_listing_process(repo, 1024) as listing:
+        summary = listing.summary()
+
+    everything = select_files(repo, max_file_bytes=1024)
+    assert summary is not None
+    assert (summary.root, summary.from_git) == (everything.root, everything.from_git)
+    assert (summary.file_count, summary.skipped) == (len(everything.files), everything.skipped)
+
+
+def test_the_files_of_a_listing_process_follow_its_summary_unnarrowed(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    _workspace_with_files_left_out(repo, write)
+    commit(repo)
+
+    with start_listing_process(repo, 1024) as listing:
+        listing.narrow([], ["src"])
+        summary = listing.summary()
+        selection, fingerprint = listing.result()
+
+    assert summary is not None
+    assert selection == select_files(repo, max_file_bytes=1024)
+    assert fingerprint == fingerprint_files(selection.files)
+
+
+def test_a_listing_process_closed_after_its_summary_lists_its_files_here(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    write(repo, "src/app.py", "print('hi')\n")
+    commit(repo)
+    with start_listing_process(repo, DEFAULT_MAX_FILE_BYTES) as listing:
+        assert listing.summary() is not None
+    write(repo, "src/new.py", "print('new')\n")
+
+    selection, _ = listing.result()
+
+    assert selection == select_files(repo)
+
+
+def test_a_helper_that_fails_has_no_summary(repo: Path) -> None:
+    with tempfile.TemporaryFile() as files:
+        failing = subprocess.Popen(
+            [sys.executable, "-c", "raise SystemExit(3)"], stdout=subprocess.PIPE
+        )
+        listing = ListingProcess(repo.resolve(), DEFAULT_MAX_FILE_BYTES, failing, files)
+
+        assert listing.summary() is None

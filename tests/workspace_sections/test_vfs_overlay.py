@@ -8,7 +8,9 @@ from promptkit.errors import ArgumentValueError
 from promptkit.prompt import Prompt
 from promptkit.session import Session
 from promptkit.workspace import select_files
-from promptkit.workspace.overlay import record_listing
+from promptkit.workspace.files import FileSelection
+from promptkit.workspace.listing_process import ListingSummary
+from promptkit.workspace.overlay import record_counted_listing, record_listing
 from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection, relist_mounts
 
 from .conftest import CountingReader, call, snapshot_tree
@@ -199,3 +201,63 @@ def test_a_listing_of_another_size_cap_is_not_recorded_for_a_mount(tmp_path: Pat
     mount = HostMount(tmp_path, max_file_bytes=10)
     with pytest.raises(ArgumentValueError, match="is not a listing of the mount"):
         record_listing(Session(), mount, select_files(tmp_path))
+
+
+def _summary_of(selection: FileSelection) -> ListingSummary:
+    return ListingSummary(
+        root=selection.root,
+        from_git=selection.from_git,
+        max_file_bytes=selection.max_file_bytes,
+        file_count=len(selection.files),
+        total_bytes=selection.total_bytes,
+        skipped=selection.skipped,
+    )
+
+
+def test_a_listing_recorded_from_counts_loads_its_files_when_a_tool_first_needs_them(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("x = 1\n")
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "lib.py").write_text("y = 2\n")
+    mount = HostMount(tmp_path, exclude_glob=("vendor",))
+    section = VfsWorkspaceSection(session=Session(), mounts=[mount])
+    loads: list[FileSelection] = []
+
+    def load() -> FileSelection:
+        loads.append(select_files(tmp_path))
+        return loads[-1]
+
+    counted = select_files(tmp_path, exclude=["vendor"])
+    record_counted_listing(section.session, mount, _summary_of(counted), load)
+    text = Prompt(ns="tests", key="counted", sections=(section,)).render().text
+    assert "- `/`: 1 file" in text
+    assert loads == []
+
+    found = call(section, "vfs_glob", pattern="**/*.py")
+    call(section, "vfs_read_file", path="/src/app.py")
+
+    assert found.message.split() == ["/src/app.py"]
+    assert len(loads) == 1
+
+
+def test_a_counted_listing_of_another_directory_is_not_recorded_for_a_mount(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "other").mkdir()
+    mount = HostMount(tmp_path / "other")
+    with pytest.raises(ArgumentValueError, match="is not a listing of the mount"):
+        record_counted_listing(
+            Session(), mount, _summary_of(select_files(tmp_path)), lambda: select_files(tmp_path)
+        )
+
+
+def test_a_counted_listing_of_another_size_cap_is_not_recorded_for_a_mount(
+    tmp_path: Path,
+) -> None:
+    mount = HostMount(tmp_path, max_file_bytes=10)
+    with pytest.raises(ArgumentValueError, match="is not a listing of the mount"):
+        record_counted_listing(
+            Session(), mount, _summary_of(select_files(tmp_path)), lambda: select_files(tmp_path)
+        )

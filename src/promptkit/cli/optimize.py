@@ -129,11 +129,9 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
     progress.say(f"provider: {choice.reason}")
     if choice.adapter is None:
         start.over()
-    else:
-        # Importing the SDK is most of a model run's start: paid here, within the start, while
-        # the listing helper lists the workspace. The start goes on until the model's prompt
-        # is rendered, so the listing received meanwhile is frozen with it, not collected.
-        choice.adapter.prepare_client()
+    # Else the start goes on until the model's prompt is rendered: the writer imports the SDK
+    # (after telling the listing helper the globs to count for), and what that allocates is
+    # frozen with the rest, not collected.
 
     def on_event(event: object) -> None:
         if isinstance(event, PromptRendered):

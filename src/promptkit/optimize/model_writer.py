@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from promptkit.adapters.base import ProviderAdapter
@@ -27,8 +28,12 @@ from promptkit.prompt import Prompt, TextSection, ToolResult
 from promptkit.session import Session, ToolInvoked
 from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, FileSelection, begin_selection
 from promptkit.workspace.listing_process import ListingProcess
-from promptkit.workspace.manifest import describe_workspace, manifest_for_selection
-from promptkit.workspace.overlay import HostMount, record_listing
+from promptkit.workspace.manifest import (
+    WorkspaceManifest,
+    describe_workspace,
+    manifest_for_selection,
+)
+from promptkit.workspace.overlay import HostMount, record_counted_listing, record_listing
 
 _log = get_logger("promptkit.optimize")
 
@@ -75,35 +80,67 @@ class ModelDigestWriter:
         # (git's, and the helper's when there is one): those are most of what comes before the
         # first request.
         primary = target.mounts[0]
-        collect_listing = self._start_listing(primary)
+        record_listing_in = self._start_listing(primary)
         inner = optimization_prompt(target, optimization_session)
         self.adapter.prepare_client()
-        selection, fingerprint = collect_listing()
-        # The manifest is taken before the model reads anything: edits made while it works make
-        # the stored digest stale rather than silently describing a state it never saw. It
-        # describes every file under the default size cap, as a later freshness check does.
-        provenance = (
-            manifest_for_selection(selection, fingerprint=fingerprint)
-            if selection.max_file_bytes == DEFAULT_MAX_FILE_BYTES
-            else describe_workspace(target.workspace_root)
-        )
-        record_listing(optimization_session, primary, selection)
+        provenance = record_listing_in(optimization_session)
         response = _evaluate(
             self.adapter, inner, target, optimization_session, deadline, max_tool_rounds
         )
-        return DigestDraft(response=response, provenance=provenance)
+        return DigestDraft(response=response, provenance=provenance())
 
-    def _start_listing(self, mount: HostMount) -> Callable[[], tuple[FileSelection, str | None]]:
+    def _start_listing(
+        self, mount: HostMount
+    ) -> Callable[[Session], Callable[[], WorkspaceManifest]]:
         """Start listing `mount` (the helper's listing when it lists that directory with that
-        size cap, else git's here); returns what collects the selection and its fingerprint
-        when the helper computed it (None: the manifest computes it if it needs it)."""
+        size cap, else git's here); returns what records the listing in a session once it is
+        taken, and gives what gives the manifest of the workspace it describes."""
         early = self.listing
         if early is not None and early.lists(mount.root(), mount.max_file_bytes):
-            return early.result
+            early.narrow(mount.include_glob, mount.exclude_glob)
+            return partial(_record_helper_listing, early, mount)
         if early is not None:
             early.close()  # a listing of another directory would only take CPU from this one
         pending = begin_selection(mount.root(), max_file_bytes=mount.max_file_bytes)
-        return lambda: (pending.result(), None)
+        return lambda session: _record_selection(session, mount, pending.result(), None)
+
+
+def _record_helper_listing(
+    listing: ListingProcess, mount: HostMount, session: Session
+) -> Callable[[], WorkspaceManifest]:
+    """Record the helper's listing of `mount` from its counts: the first request describes the
+    workspace by them, and the files are decoded when a tool first needs one, while the model
+    thinks (see `ListingProcess.summary`). The manifest the helper took as it listed is
+    collected at the end (taken then, should the helper have failed after its summary)."""
+    summary = listing.summary()
+    if summary is None:
+        selection, fingerprint = listing.result()
+        return _record_selection(session, mount, selection, fingerprint)
+    record_counted_listing(session, mount, summary, lambda: listing.result()[0])
+
+    def provenance() -> WorkspaceManifest:
+        manifest = listing.manifest()
+        if manifest is None or listing.max_file_bytes != DEFAULT_MAX_FILE_BYTES:
+            return describe_workspace(summary.root)
+        return manifest
+
+    return provenance
+
+
+def _record_selection(
+    session: Session, mount: HostMount, selection: FileSelection, fingerprint: str | None
+) -> Callable[[], WorkspaceManifest]:
+    """Record `selection` as the listing of `mount`, and take the manifest now."""
+    record_listing(session, mount, selection)
+    # Taken before the model reads anything, as the helper's is: edits made while it works make
+    # the stored digest stale rather than silently describing a state it never saw. It
+    # describes every file under the default size cap, as a later freshness check does.
+    manifest = (
+        manifest_for_selection(selection, fingerprint=fingerprint)
+        if selection.max_file_bytes == DEFAULT_MAX_FILE_BYTES
+        else describe_workspace(selection.root)
+    )
+    return lambda: manifest
 
 
 def optimization_prompt(target: OptimizationTarget, session: Session) -> Prompt[Any]:

@@ -89,6 +89,11 @@ class RunningGit:
         """Each command's stdout, waited for (None for a failure, a timeout or a missing git)."""
         return [self.output(index) for index in range(len(self.processes))]
 
+    def texts(self) -> list[str | None]:
+        """Each command's stdout, decoded and stripped (None for a failure or an empty
+        answer), waited for."""
+        return [_as_text(output) for output in self.outputs()]
+
     def output(self, index: int) -> bytes | None:
         """The stdout of command `index` alone, waited for, so the caller can work on it while
         the others still run; each command's output is collected once."""
@@ -129,11 +134,6 @@ def exits_within(process: subprocess.Popen[bytes], seconds: float) -> bool:
     except subprocess.TimeoutExpired:
         return False
     return True
-
-
-def git_texts_together(root: Path, *commands: tuple[str, ...]) -> list[str | None]:
-    """Each command's stdout, decoded and stripped (None for a failure or an empty answer)."""
-    return [_as_text(output) for output in run_git_together(root, *commands)]
 
 
 def _as_text(output: bytes | None) -> str | None:

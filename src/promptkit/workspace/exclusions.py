@@ -70,16 +70,23 @@ def _literal_parts(
     globs: tuple[str, ...],
 ) -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...], re.Pattern[str]]:
     """What a name must have to match one of `globs` (lower case, `*` their only wildcard):
-    be a glob without a star, start with the text before a glob's first star, end with the text
-    after its last star, or, for a glob with a star at both ends, contain the text between.
-    A test of these is never wrong to say no, and spares the pattern almost every name of a
-    large tree."""
+    be a glob without a star, start with the text before a glob's first star, or, for a glob
+    that starts with a star, contain the text between its first and last star (`*x*.json`
+    needs "x") or else end with the text after its last star (`*.pem`). A test of these is
+    never wrong to say no, and spares the pattern almost every name of a large tree: asking a
+    starred middle rather than a common ending such as ".json" spares every JSON file too."""
     exact = frozenset(glob for glob in globs if "*" not in glob)
     starts = tuple(glob.split("*")[0] for glob in globs if "*" in glob and glob[0] != "*")
-    ends = tuple(glob.rsplit("*", 1)[1] for glob in globs if glob[0] == "*" and glob[-1] != "*")
-    inner = [glob.strip("*") for glob in globs if len(glob) > 1 and glob[0] == glob[-1] == "*"]
-    # With no glob starred at both ends, "(?!)": a pattern that matches nothing.
+    starred = [glob for glob in globs if glob.startswith("*")]
+    inner = [middle for glob in starred if (middle := _starred_middle(glob))]
+    ends = tuple(glob.rsplit("*", 1)[1] for glob in starred if not _starred_middle(glob))
+    # With no starred middle, "(?!)": a pattern that matches nothing.
     return exact, starts, ends, re.compile("|".join(map(re.escape, inner)) or "(?!)")
+
+
+def _starred_middle(glob: str) -> str:
+    """The longest text between two stars of `glob` ("" when there is none)."""
+    return max(glob.split("*")[1:-1], key=len, default="")
 
 
 _CREDENTIAL_EXACT, _CREDENTIAL_STARTS, _CREDENTIAL_ENDS, _CREDENTIAL_INNER = _literal_parts(

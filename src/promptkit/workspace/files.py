@@ -131,6 +131,11 @@ class FileSelection:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 
     @cached_property
+    def total_bytes(self) -> int:
+        """The selected files' sizes added up."""
+        return sum(map(itemgetter(1), self.files))  # no Python step per file
+
+    @cached_property
     def skipped(self) -> tuple[tuple[SkipReason, int], ...]:
         """How many files were left out, by reason, sorted by reason."""
         return tuple(sorted(Counter(entry.reason for entry in self.left_out).items()))

@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar, get_args
 
 from promptkit.durable import write_atomically
 from promptkit.errors import WorkspaceError
-from promptkit.workspace._git import git_texts_together
+from promptkit.workspace._git import RunningGit, start_git_together
 from promptkit.workspace.files import (
     DEFAULT_MAX_FILE_BYTES,
     FileSelection,
@@ -32,8 +32,10 @@ from promptkit.workspace.files import (
 
 __all__ = [
     "MANIFEST_FILE_NAME",
+    "PendingManifest",
     "WorkspaceManifest",
     "WorkspaceStrategy",
+    "begin_manifest",
     "describe_workspace",
     "fingerprint_files",
     "manifest_for_selection",
@@ -174,58 +176,89 @@ def manifest_for_selection(
     """The manifest of the workspace `selection` was taken from (shares its file listing);
     `fingerprint` is `fingerprint_files(selection.files)` when the caller has it already (a
     listing process computes it beside the listing)."""
-    root = selection.root
-    created_at = datetime.now(UTC).replace(microsecond=0)
     if fingerprint is None:
         fingerprint = fingerprint_files(selection.files)
-    if not selection.from_git:
-        # A `.git` that git would not read: git is missing, or it refused a repository owned
-        # by another user (safe.directory). Either way the walk stood in for it.
-        note = (
-            "git could not read the repository here (is git installed, and is the directory "
-            "listed in safe.directory?): files were selected by walking it"
-            if (root / ".git").exists()
-            else "not a git repository: files were selected by walking the directory "
-            "and honouring .gitignore files"
-        )
+    pending = begin_manifest(selection.root, ask_git=selection.from_git)
+    return pending.result(from_git=selection.from_git, fingerprint=fingerprint, strategy=strategy)
+
+
+# What a manifest asks git: the commit checked out, the branch, whether the clone is shallow,
+# and where it came from.
+_GIT_FACTS = (
+    ("rev-parse", "-q", "--verify", "HEAD^{commit}"),
+    ("symbolic-ref", "-q", "HEAD"),
+    ("rev-parse", "--is-shallow-repository"),
+    ("config", "--get", "remote.origin.url"),
+)
+
+
+def begin_manifest(root: Path, *, ask_git: bool = True) -> PendingManifest:
+    """Start the manifest of the workspace at `root` (resolved): git is asked its facts in
+    other processes now (unless the caller knows git cannot answer), and `result()`, given the
+    listing's fingerprint, completes it. A listing helper asks them while it lists, so its
+    manifest is of the moment it listed."""
+    return PendingManifest(
+        root=root,
+        created_at=datetime.now(UTC).replace(microsecond=0),
+        git_facts=start_git_together(root, *_GIT_FACTS) if ask_git else None,
+    )
+
+
+@dataclass(frozen=True)
+class PendingManifest:
+    """A manifest under way (see `begin_manifest`)."""
+
+    root: Path
+    created_at: datetime
+    git_facts: RunningGit | None
+
+    def result(
+        self, *, from_git: bool, fingerprint: str, strategy: WorkspaceStrategy = "existing"
+    ) -> WorkspaceManifest:
+        """The manifest of a listing taken through git when `from_git`, with `fingerprint`."""
+        facts = self.git_facts.texts() if self.git_facts is not None else [None] * len(_GIT_FACTS)
+        head_sha, branch, shallow, remote = facts
+        if not from_git:
+            # A `.git` that git would not read: git is missing, or it refused a repository
+            # owned by another user (safe.directory). Either way the walk stood in for it.
+            note = (
+                "git could not read the repository here (is git installed, and is the"
+                " directory listed in safe.directory?): files were selected by walking it"
+                if (self.root / ".git").exists()
+                else "not a git repository: files were selected by walking the directory "
+                "and honouring .gitignore files"
+            )
+            return WorkspaceManifest(
+                strategy=strategy,
+                source=str(self.root),
+                created_at=self.created_at,
+                has_history=False,
+                is_shallow=False,
+                notes=(note,),
+                fingerprint=fingerprint,
+            )
+        notes: list[str] = []
+        if head_sha is not None and not _SHA.fullmatch(head_sha):
+            head_sha = None
+        ref = branch.removeprefix("refs/heads/") if branch else None
+        is_shallow = shallow == "true"
+        if head_sha is None:
+            notes.append("repository has no commits yet")
+        if branch is None:
+            notes.append("HEAD is detached")
+        if is_shallow:
+            notes.append("shallow clone: history is truncated")
         return WorkspaceManifest(
             strategy=strategy,
-            source=str(root),
-            created_at=created_at,
-            has_history=False,
-            is_shallow=False,
-            notes=(note,),
+            source=strip_url_credentials(remote) if remote else str(self.root),
+            created_at=self.created_at,
+            has_history=head_sha is not None and not is_shallow,
+            is_shallow=is_shallow,
+            ref=ref,
+            head_sha=head_sha,
+            notes=tuple(notes),
             fingerprint=fingerprint,
         )
-    notes: list[str] = []
-    head_sha, branch, shallow, remote = git_texts_together(
-        root,
-        ("rev-parse", "-q", "--verify", "HEAD^{commit}"),
-        ("symbolic-ref", "-q", "HEAD"),
-        ("rev-parse", "--is-shallow-repository"),
-        ("config", "--get", "remote.origin.url"),
-    )
-    if head_sha is not None and not _SHA.fullmatch(head_sha):
-        head_sha = None
-    ref = branch.removeprefix("refs/heads/") if branch else None
-    is_shallow = shallow == "true"
-    if head_sha is None:
-        notes.append("repository has no commits yet")
-    if branch is None:
-        notes.append("HEAD is detached")
-    if is_shallow:
-        notes.append("shallow clone: history is truncated")
-    return WorkspaceManifest(
-        strategy=strategy,
-        source=strip_url_credentials(remote) if remote else str(root),
-        created_at=created_at,
-        has_history=head_sha is not None and not is_shallow,
-        is_shallow=is_shallow,
-        ref=ref,
-        head_sha=head_sha,
-        notes=tuple(notes),
-        fingerprint=fingerprint,
-    )
 
 
 def strip_url_credentials(url: str) -> str:

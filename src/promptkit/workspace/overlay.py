@@ -21,10 +21,9 @@ read. Every VFS path is normalised first (`normalize_vfs_path`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from operator import attrgetter
 from pathlib import Path
 
 from promptkit.errors import ArgumentValueError, PromptValidationError, WorkspaceError
@@ -42,6 +41,7 @@ from promptkit.workspace.files import (
     resolve_workspace_root,
     select_files,
 )
+from promptkit.workspace.listing_process import ListingSummary
 from promptkit.workspace.reading import HOST_READER, WorkspaceReader
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "is_within",
     "normalize_vfs_path",
     "read_host_text",
+    "record_counted_listing",
     "record_listing",
     "relist_mounts",
 ]
@@ -169,7 +170,13 @@ class VfsHostCopy:
 
 @dataclass(frozen=True)
 class VfsMount:
-    """A mount's listing: its files (relative to `host_path`) and what was left out, by reason."""
+    """A mount's listing: its files (relative to `host_path`) and what was left out, by reason.
+
+    The counts are known when the listing is recorded; the files themselves are loaded when
+    they are first used (`load_files`), so a listing recorded from a helper's counts
+    (`record_counted_listing`) costs nothing until a tool needs a path. Listings compare by
+    their counts and paths on the host, not by their files.
+    """
 
     mount_path: str
     host_path: str
@@ -177,7 +184,14 @@ class VfsMount:
     total_bytes: int
     max_file_bytes: int
     skipped: tuple[tuple[str, int], ...] = ()
-    files: tuple[WorkspaceFile, ...] = field(default=(), repr=False)
+    load_files: Callable[[], tuple[WorkspaceFile, ...]] = field(
+        default=tuple, repr=False, compare=False
+    )
+
+    @cached_property
+    def files(self) -> tuple[WorkspaceFile, ...]:
+        """The listed files, relative to `host_path` (loaded on first use)."""
+        return self.load_files()
 
     @cached_property
     def by_vfs_path(self) -> dict[str, WorkspaceFile]:
@@ -241,29 +255,69 @@ def record_listing(session: Session, mount: HostMount, selection: FileSelection)
 
     ArgumentValueError when `selection` is not of the mount's directory and size cap.
     """
-    if selection.root != mount.root() or selection.max_file_bytes != mount.max_file_bytes:
-        raise ArgumentValueError(
-            f"the selection of {selection.root} (files up to {selection.max_file_bytes} bytes)"
-            f" is not a listing of the mount {mount.host_path} (files up to"
-            f" {mount.max_file_bytes} bytes): select the mount's directory with its size cap"
-        )
-    with collector_paused():
-        listing = _listing_of(mount, selection.narrowed(mount.include_glob, mount.exclude_glob))
+    _require_listing_of(mount, selection.root, selection.max_file_bytes)
+    listing = _listing_of(mount, _narrowed_for(mount, selection))
     register_vfs_reducers(session)
     session.dispatch(VfsMountListed(listing))
     return listing
 
 
+def record_counted_listing(
+    session: Session,
+    mount: HostMount,
+    summary: ListingSummary,
+    load_selection: Callable[[], FileSelection],
+) -> VfsMount:
+    """Record in `session` the listing of `mount` from a listing helper's `summary` (counted
+    with the mount's globs, see `ListingProcess.narrow`) before its files are read:
+    `load_selection` gives the selection without globs when a tool first needs the files.
+
+    ArgumentValueError when `summary` is not of the mount's directory and size cap.
+    """
+    _require_listing_of(mount, summary.root, summary.max_file_bytes)
+
+    def load_files() -> tuple[WorkspaceFile, ...]:
+        return _narrowed_for(mount, load_selection()).files
+
+    listing = VfsMount(
+        mount_path=mount.mount_path,
+        host_path=str(summary.root),
+        file_count=summary.file_count,
+        total_bytes=summary.total_bytes,
+        max_file_bytes=mount.max_file_bytes,
+        skipped=summary.skipped,
+        load_files=load_files,
+    )
+    register_vfs_reducers(session)
+    session.dispatch(VfsMountListed(listing))
+    return listing
+
+
+def _narrowed_for(mount: HostMount, selection: FileSelection) -> FileSelection:
+    with collector_paused():
+        return selection.narrowed(mount.include_glob, mount.exclude_glob)
+
+
 def _listing_of(mount: HostMount, selection: FileSelection) -> VfsMount:
+    files = selection.files
     return VfsMount(
         mount_path=mount.mount_path,
         host_path=str(selection.root),
-        file_count=len(selection.files),
-        total_bytes=sum(map(attrgetter("size"), selection.files)),  # no Python step per file
+        file_count=len(files),
+        total_bytes=selection.total_bytes,
         max_file_bytes=mount.max_file_bytes,
         skipped=tuple(selection.skipped),
-        files=selection.files,
+        load_files=lambda: files,
     )
+
+
+def _require_listing_of(mount: HostMount, root: Path, max_file_bytes: int) -> None:
+    if root != mount.root() or max_file_bytes != mount.max_file_bytes:
+        raise ArgumentValueError(
+            f"the selection of {root} (files up to {max_file_bytes} bytes)"
+            f" is not a listing of the mount {mount.host_path} (files up to"
+            f" {mount.max_file_bytes} bytes): select the mount's directory with its size cap"
+        )
 
 
 def relist_mounts(session: Session, mounts: Sequence[HostMount]) -> None:
