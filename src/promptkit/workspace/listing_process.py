@@ -285,7 +285,7 @@ def serve_listing() -> None:
     pending = begin_selection(sys.argv[2], max_file_bytes=int(sys.argv[3]))
     from promptkit.workspace.manifest import begin_manifest, fingerprint_files
 
-    pending_manifest = begin_manifest(pending.root)
+    pending_manifest = begin_manifest(pending.root, ask_git=pending.git is not None)
     selection = pending.unlogged_result()
     narrowing = _narrowing(sys.stdin.buffer.read())
     narrowed = selection.narrowed(*narrowing)
