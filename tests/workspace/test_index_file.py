@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from promptkit.workspace import select_files
+from promptkit.workspace.files import begin_selection
 from promptkit.workspace.git_index import GitListing, read_index_file, vouched_entries
 
 GitRunner = Callable[..., str]
@@ -177,3 +178,33 @@ def test_an_index_with_a_byte_changed_reads_as_aligned_columns_or_none(
     if listing is not None:
         columns = (listing.paths, listing.sizes, listing.mtimes_ns, listing.blob_ids)
         assert len({len(column) for column in columns}) == 1
+
+
+def test_one_git_process_lists_the_changed_and_untracked_files_two_processes_list(
+    varied_repo: Path, write: Writer, git: GitRunner
+) -> None:
+    write(varied_repo, "src/module_4.py", "edited on disk\n")
+    (varied_repo / "src/module_5.py").unlink()
+    write(varied_repo, "notes/untracked.md", "not added\n")
+    write(varied_repo, "C ?.txt", "a name that starts like a tag\n")
+    git(varied_repo / "notes", "init", "-q")
+
+    listed_by_one = begin_selection(varied_repo, one_git_process=True).result()
+
+    assert listed_by_one == select_files(varied_repo)
+    assert "C ?.txt" in {file.path for file in listed_by_one.files}
+
+
+def test_one_git_process_lists_a_folder_whose_name_git_prints_on_two_lines(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    # A newline in the folder's name: git prints the index itself (`--debug`) for it.
+    folder = repo / "odd\nfolder"
+    write(folder, "kept.py", "x = 1\n")
+    commit(repo)
+    write(folder, "new.py", "y = 2\n")
+
+    listed_by_one = begin_selection(folder, one_git_process=True).result()
+
+    assert listed_by_one == select_files(folder)
+    assert [file.path for file in listed_by_one.files] == ["kept.py", "new.py"]

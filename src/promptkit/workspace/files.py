@@ -208,10 +208,12 @@ def begin_selection(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     include: Iterable[str] = (),
     exclude: Iterable[str] = (),
+    one_git_process: bool = False,
 ) -> PendingSelection:
     """`select_files`, in two steps: in a git work tree, git starts listing `root` in other
-    processes now, and `result()` collects the listing and applies the rules. A caller with
-    work of its own (importing a provider's SDK) does it in between, on another core."""
+    processes now (`start_git_listing` says when `one_git_process` helps), and `result()`
+    collects the listing and applies the rules. A caller with work of its own (importing a
+    provider's SDK) does it in between, on another core."""
     if max_file_bytes < 0:
         raise ArgumentValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
     resolved = resolve_workspace_root(root)
@@ -219,7 +221,7 @@ def begin_selection(
         root=resolved,
         max_file_bytes=max_file_bytes,
         path_filter=PathFilter.of(include, exclude),
-        git=start_git_listing(resolved),
+        git=start_git_listing(resolved, one_git_process=one_git_process),
     )
 
 

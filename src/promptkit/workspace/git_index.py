@@ -2,7 +2,8 @@
 
 Three sources are read side by side: the index with the stat data git cached for each entry,
 the tracked files changed since (`git ls-files -z --modified`, deleted ones included) and the
-untracked files no ignore rule covers (`git ls-files -z --others --exclude-standard`). The index
+untracked files no ignore rule covers (`git ls-files -z --others --exclude-standard`), or both
+from one git process, tagged (`one_git_process`). The index
 is read from its file when git names it (`read_index_file`: versions 2 and 3 of a SHA-1
 repository, the common case), else printed by `git ls-files -z -v -s --debug`. An index
 entry that git reports unchanged is, as far as a listing cares, what the index says: a regular
@@ -44,6 +45,9 @@ __all__ = [
 
 _CHANGED = ("ls-files", "-z", "--modified")
 _UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")
+# Both in one process, one after the other, each path tagged: "C " changed (or deleted), "? "
+# untracked.
+_CHANGED_AND_UNTRACKED = ("ls-files", "-z", "-t", "--modified", "--others", "--exclude-standard")
 _INDEX_DEBUG = ("ls-files", "-z", "-v", "-s", "--debug")
 
 # The modes of a regular file git compares (plain, executable) and of a submodule, as numbers
@@ -80,9 +84,14 @@ class GitListing:
     to_stat: dict[str, str | None]
 
 
-def start_git_listing(root: Path) -> RunningGitListing | None:
+def start_git_listing(root: Path, *, one_git_process: bool = False) -> RunningGitListing | None:
     """Start listing `root` with git; `result()` waits for it. None when `root` is not in a git
-    work tree (or git is missing)."""
+    work tree (or git is missing).
+
+    The changed and the untracked files are listed by two git processes side by side, or, with
+    `one_git_process`, one after the other by one: for a caller that keeps a core busy
+    meanwhile (a listing helper beside a command's imports), where a second git would take CPU
+    from it on a two-core machine."""
     probe = run_git(
         root, "rev-parse", "--is-inside-work-tree", "--show-prefix", "--git-path", "index"
     )
@@ -92,10 +101,13 @@ def start_git_listing(root: Path) -> RunningGitListing | None:
     # "true", the folder's prefix in the work tree, the index file, and the final newline. A
     # prefix or a path with a newline makes more lines: git prints the index for itself then.
     index_file = root / os.fsdecode(lines[2]) if len(lines) == 4 else None
-    commands: tuple[tuple[str, ...], ...] = (_CHANGED, _UNTRACKED)
+    commands: tuple[tuple[str, ...], ...] = (
+        (_CHANGED_AND_UNTRACKED,) if one_git_process else (_CHANGED, _UNTRACKED)
+    )
     if index_file is None:
         commands += (_INDEX_DEBUG,)
-    return RunningGitListing(root, start_git_together(root, *commands), index_file, lines[1])
+    running = start_git_together(root, *commands)
+    return RunningGitListing(root, running, index_file, lines[1], one_git_process)
 
 
 @dataclass(frozen=True)
@@ -108,6 +120,8 @@ class RunningGitListing:
     """The index git named, read directly; None to have git print it (`--debug`)."""
     prefix: bytes
     """Where `root` is in the work tree: empty at its top, else a path ending in "/"."""
+    in_one_process: bool = False
+    """Whether one git process lists the changed and the untracked files, tagged."""
 
     @property
     def is_subdirectory(self) -> bool:
@@ -119,23 +133,40 @@ class RunningGitListing:
         # The index is read while git still compares the work tree with it and looks for
         # untracked files: on a large tree, those two take longer than reading the index.
         listing = self._index_listing()
-        changed, untracked = self.running.output(0), self.running.output(1)
-        if listing is None or changed is None or untracked is None:
+        changes = self._changed_and_untracked()
+        if listing is None or changes is None:
             return None
-        changed_paths = frozenset(_decoded(changed))
+        changed, untracked = changes
+        changed_paths = frozenset(changed)
         for path in changed_paths:
             # A changed entry is stat-ed, with no blob id: its content has moved on.
             listing.to_stat[path] = None
         _drop_changed(listing, changed_paths)
-        for path in _decoded(untracked):
+        for path in untracked:
             # An untracked nested repository is listed as "dir/"; the caller's stat says so.
             listing.to_stat[path.rstrip("/")] = None
         return listing
 
+    def _changed_and_untracked(self) -> tuple[list[str], list[str]] | None:
+        """The changed and the untracked paths, as git listed them; None when it could not."""
+        if self.in_one_process:
+            tagged = self.running.output(0)
+            if tagged is None:
+                return None
+            changed: list[str] = []
+            untracked: list[str] = []
+            for record in _decoded(tagged):
+                (untracked if record.startswith("?") else changed).append(record[2:])
+            return changed, untracked
+        changed_output, untracked_output = self.running.output(0), self.running.output(1)
+        if changed_output is None or untracked_output is None:
+            return None
+        return _decoded(changed_output), _decoded(untracked_output)
+
     def _index_listing(self) -> GitListing | None:
         """The index's entries; None when git could not print them."""
         if self.index_file is None:
-            indexed = self.running.output(2)
+            indexed = self.running.output(1 if self.in_one_process else 2)
         else:
             try:
                 listing = read_index_file(self.index_file.read_bytes(), self.prefix)

@@ -282,7 +282,8 @@ def serve_listing() -> None:
     files_out = os.fdopen(int(sys.argv[4]), "wb")
     from promptkit.workspace.files import begin_selection, collector_paused
 
-    pending = begin_selection(sys.argv[2], max_file_bytes=int(sys.argv[3]))
+    # The caller imports meanwhile, on a core of its own: git leaves it that core.
+    pending = begin_selection(sys.argv[2], max_file_bytes=int(sys.argv[3]), one_git_process=True)
     from promptkit.workspace.manifest import begin_manifest, fingerprint_files
 
     pending_manifest = begin_manifest(pending.root, ask_git=pending.git is not None)
