@@ -3,13 +3,13 @@
 Three sources are read side by side: the index with the stat data git cached for each entry,
 the tracked files changed since (`git ls-files -z --modified`, deleted ones included) and the
 untracked files no ignore rule covers (`git ls-files -z --others --exclude-standard`), or both
-from one git process, tagged (`one_git_process`). The index
-is read from its file when git names it (`read_index_file`: versions 2 and 3 of a SHA-1
-repository, the common case), else printed by `git ls-files -z -v -s --debug`. An index
-entry that git reports unchanged is, as far as a listing cares, what the index says: a regular
-file (its mode), its blob id, and its size, since git decided it was unchanged by comparing the
-file's current `lstat` with exactly that cached stat data. Those entries are `vouched`; every
-other path is left for the caller to `lstat`:
+from one git process, tagged (`one_git_process`). The index is read from its file when git
+names it (`read_index_file`: versions 2 and 3 of a SHA-1 repository, the common case), else
+printed by `git ls-files -z -v -s --debug`. An index entry that git reports unchanged is, as
+far as a listing cares, what the index says: a regular file (its mode), its blob id, and its
+size, since git decided it was unchanged by comparing the file's current `lstat` with exactly
+that cached stat data. Those entries are `vouched`; every other path is left for the caller to
+`lstat`:
 
 - entries git does not compare (skip-worktree and assume-unchanged: `-v` tags them), changed,
   deleted or unmerged entries, and symlinks (a listing resolves them);
