@@ -318,6 +318,29 @@ def test_a_model_run_of_the_command_with_globs_counts_the_files_the_library_coun
     assert by_command.raw_body == by_library.raw_body
 
 
+def test_a_model_run_of_the_command_reads_the_files_its_helper_listed(
+    repo: Path,
+    tmp_path: Path,
+    digest_server: FakeProviderServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The first request goes out on the helper's counts; the files come when a tool needs one.
+    digest_server.enqueue(
+        Reply.tool_calls(
+            ToolCall("vfs_glob", {"pattern": "src/**/*.py"}),
+            ToolCall("vfs_read_file", {"path": "/README.md"}),
+        )
+    )
+    state = str(tmp_path / "state")
+
+    assert main(["optimize", str(repo), *served_model(digest_server), "--state-dir", state]) == 0
+
+    capsys.readouterr()
+    tool_results = json.dumps(digest_server.requests[1].body["messages"][-2:])
+    assert "/src/demo/cli.py" in tool_results
+    assert "Run the tests with `make test`" in tool_results
+
+
 def test_a_model_run_whose_prompt_mounts_another_folder_describes_that_folder(
     repo: Path,
     tmp_path: Path,
