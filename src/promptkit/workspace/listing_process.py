@@ -84,7 +84,10 @@ def _start_child(
 ) -> tuple[subprocess.Popen[bytes], IO[bytes]] | None:
     """The helper, started: its stdin takes the globs of `narrow`, its stdout gives the summary,
     and the files go to an unnamed temporary file it inherits (written whenever it is done,
-    unread, where a pipe would hold it up until the caller reads)."""
+    unread, where a pipe would hold it up until the caller reads). None where a child cannot
+    inherit a file descriptor by number (not POSIX: Windows), and the caller lists itself."""
+    if os.name != "posix":
+        return None
     try:
         # Kept open past this call: `ListingProcess.close` closes it.
         files = tempfile.TemporaryFile()  # noqa: SIM115
