@@ -142,11 +142,16 @@ def test_a_listing_process_gives_the_manifest_of_the_workspace_it_listed(
     with start_listing_process(repo, 1024) as listing:
         listing.narrow(["src/**"], [])
         manifest = listing.manifest()
+        selection, fingerprint = listing.result()
 
     expected = manifest_for_selection(select_files(repo, max_file_bytes=1024))
     assert manifest is not None
     assert manifest == dataclasses.replace(expected, created_at=manifest.created_at)
     assert manifest.head_sha is not None
+    assert (selection, fingerprint) == (
+        select_files(repo, max_file_bytes=1024),
+        manifest.fingerprint,
+    )
 
 
 def test_a_listing_process_told_no_globs_counts_every_file(repo: Path, write: Writer) -> None:

@@ -20,9 +20,9 @@ from outside. This module imports nothing heavy, since a command imports it firs
 A model's first request describes the workspace by counts alone. So the caller says which globs
 it will narrow the listing with (`narrow`), and the helper answers in two parts: first, down a
 pipe, the counts of the files those globs allow (`summary()`), as soon as it has listed; then,
-into a file, the files themselves and the manifest, whose fingerprint and git facts it works out
-while the caller sends its request. The 100,000 records are decoded when a tool first needs a
-path, while the model thinks.
+into a file, the manifest, whose fingerprint and git facts it works out while the caller sends
+its request, and after it the files. The 100,000 records are decoded when a tool first needs a
+path, while the model thinks, and not at all for a caller that wants only the manifest.
 """
 
 from __future__ import annotations
@@ -140,7 +140,8 @@ class ListingProcess:
         self._child = _Child(process, files) if process is not None and files is not None else None
         self._narrowing: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
         self._summary: ListingSummary | None = None
-        self._listing: tuple[FileSelection, WorkspaceManifest] | None = None
+        self._manifest: WorkspaceManifest | None = None
+        self._selection: FileSelection | None = None
 
     def lists(self, root: Path, max_file_bytes: int) -> bool:
         """Whether this is the listing `select_files(root, max_file_bytes=...)` would take."""
@@ -176,18 +177,18 @@ class ListingProcess:
         from promptkit.workspace.files import log_selection, select_files
         from promptkit.workspace.manifest import fingerprint_files
 
-        listing = self._helper_listing()
-        if listing is not None and listing[1].fingerprint is not None:
-            log_selection(listing[0])
-            return listing[0], listing[1].fingerprint
+        selection = self._helper_selection()
+        fingerprint = self._manifest.fingerprint if self._manifest is not None else None
+        if selection is not None and fingerprint is not None:
+            log_selection(selection)
+            return selection, fingerprint
         selection = select_files(self.root, max_file_bytes=self.max_file_bytes)
         return selection, fingerprint_files(selection.files)
 
     def manifest(self) -> WorkspaceManifest | None:
         """The manifest of the workspace as the helper listed it (`manifest_for_selection`,
         git's facts read while it listed), waited for; None when the helper failed."""
-        listing = self._helper_listing()
-        return listing[1] if listing is not None else None
+        return self._helper_manifest()
 
     def close(self) -> None:
         """Stop the child if it is still running (its listing is no longer wanted)."""
@@ -234,45 +235,57 @@ class ListingProcess:
             return None
         return summary
 
-    def _helper_listing(self) -> tuple[FileSelection, WorkspaceManifest] | None:
-        """The helper's files and manifest, which follow its summary; None when it failed."""
-        summary = self.summary()
-        if self._listing is None and summary is not None and self._child is not None:
+    def _helper_manifest(self) -> WorkspaceManifest | None:
+        """The helper's manifest, the first thing in its file, once it has exited (read once);
+        None when it failed."""
+        from promptkit.workspace.manifest import WorkspaceManifest
+
+        if self._manifest is None and self.summary() is not None and self._child is not None:
             child = self._child
             child.process.wait()
             try:
                 if child.process.returncode == 0:
                     child.files.seek(0)
-                    self._listing = _decoded_listing(summary, marshal.load(child.files))
+                    self._manifest = WorkspaceManifest.from_json(marshal.load(child.files))
             except (EOFError, TypeError, ValueError, WorkspaceError):
-                self._listing = None
+                self._manifest = None
+            if self._manifest is None:
+                self.close()
+        return self._manifest
+
+    def _helper_selection(self) -> FileSelection | None:
+        """The helper's files, which follow its manifest (read once); None when it failed."""
+        summary = self.summary()
+        self._helper_manifest()  # read past first; when it fails, the child is closed
+        child = self._child
+        if self._selection is None and summary is not None and child is not None:
+            try:
+                self._selection = _decoded_selection(summary, marshal.load(child.files))
+            except (EOFError, TypeError, ValueError):
+                self._selection = None
             finally:
                 self.close()
-        return self._listing
+        return self._selection
 
 
-def _decoded_listing(
-    summary: ListingSummary, answer: Any
-) -> tuple[FileSelection, WorkspaceManifest]:
+def _decoded_selection(summary: ListingSummary, answer: Any) -> FileSelection:
     from promptkit.workspace.files import (
         FileSelection,
         LeftOut,
         collector_paused,
         workspace_files,
     )
-    from promptkit.workspace.manifest import WorkspaceManifest
 
-    manifest, max_file_bytes, paths, sizes, mtimes, blob_ids, left_out = answer
+    max_file_bytes, paths, sizes, mtimes, blob_ids, left_out = answer
     with collector_paused():
         rows = zip(paths, sizes, mtimes, blob_ids, strict=True)
-        selection = FileSelection(
+        return FileSelection(
             root=summary.root,
             files=tuple(workspace_files(rows)),
             left_out=tuple(map(LeftOut._make, left_out)),
             from_git=summary.from_git,
             max_file_bytes=max_file_bytes,
         )
-    return selection, WorkspaceManifest.from_json(manifest)
 
 
 def serve_listing() -> None:
@@ -304,7 +317,9 @@ def serve_listing() -> None:
         # the cost of `zip(*files)`, which unpacks 100,000 arguments.
         columns = [tuple(map(itemgetter(column), selection.files)) for column in range(4)]
         left_out = [tuple(entry) for entry in selection.left_out]
-        answer: tuple[Any, ...] = (manifest.to_json(), selection.max_file_bytes, *columns, left_out)
+        # The manifest first, so a caller that wants only it reads no files.
+        files_out.write(marshal.dumps(manifest.to_json(), _MARSHAL_VERSION))
+        answer: tuple[Any, ...] = (selection.max_file_bytes, *columns, left_out)
         files_out.write(marshal.dumps(answer, _MARSHAL_VERSION))
     files_out.close()
 
