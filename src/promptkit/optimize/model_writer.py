@@ -93,8 +93,8 @@ class ModelDigestWriter:
         self, mount: HostMount
     ) -> Callable[[Session], Callable[[], WorkspaceManifest]]:
         """Start listing `mount` (the helper's listing when it lists that directory with that
-        size cap, else git's here); returns what records the listing in a session once it is
-        taken, and gives what gives the manifest of the workspace it describes."""
+        size cap, else git's here). Returns what records the listing in a session once it is
+        taken; that returns what gives the manifest, which the run needs only at its end."""
         early = self.listing
         if early is not None and early.lists(mount.root(), mount.max_file_bytes):
             early.narrow(mount.include_glob, mount.exclude_glob)
@@ -113,16 +113,15 @@ def _record_helper_listing(
     thinks (see `ListingProcess.summary`). The manifest the helper took as it listed is
     collected at the end (taken then, should the helper have failed after its summary)."""
     summary = listing.summary()
-    if summary is None:
+    if summary is None or summary.max_file_bytes != DEFAULT_MAX_FILE_BYTES:
+        # Listed here, or by the helper with another size cap than a manifest describes.
         selection, fingerprint = listing.result()
         return _record_selection(session, mount, selection, fingerprint)
     record_counted_listing(session, mount, summary, lambda: listing.result()[0])
 
     def provenance() -> WorkspaceManifest:
         manifest = listing.manifest()
-        if manifest is None or listing.max_file_bytes != DEFAULT_MAX_FILE_BYTES:
-            return describe_workspace(summary.root)
-        return manifest
+        return manifest if manifest is not None else describe_workspace(summary.root)
 
     return provenance
 
