@@ -20,7 +20,7 @@ from promptkit.discovery import bind_workspace
 from promptkit.mcp import DIGEST_URI, ServeOptions, build_workspace_server
 from promptkit.prompt import ToolContext
 from promptkit.session import Session
-from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
+from promptkit.workspace import HostMount, VfsWorkspaceSection
 
 from ..conftest import git
 from .conftest import SECRET, http_server, stdio_server, store_static_digest, within

@@ -33,7 +33,7 @@ from promptkit.errors import PromptValidationError
 from promptkit.prompt import Prompt, Tool, ToolContext, ToolResult
 from promptkit.repl.report import freshness_text
 from promptkit.session import Session
-from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection, WorkspaceSection
+from promptkit.workspace import HostMount, VfsWorkspaceSection, WorkspaceSection
 
 DIGEST_TOOL = "workspace_digest"
 REFRESH_TOOL = "refresh_workspace_digest"
