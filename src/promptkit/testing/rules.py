@@ -4,10 +4,10 @@
 
 - keys the installed SDK's request type (`ResponseCreateParams`, `CompletionCreateParams`,
   `MessageCreateParams`) does not declare, at any depth, and required keys that are missing
-  (`promptkit.adapters.request_types`);
+  (`promptkit.wire`);
 - strict schemas (OpenAI `strict: true` tools and JSON-schema formats, Anthropic
   `output_config.format` and `strict` tools) that break the provider's strict rules
-  (`promptkit.adapters.schema_rules`, the same rules the adapters shape schemas by);
+  (`promptkit.wire`, the same rules the adapters shape schemas by);
 - tool and format names outside the provider's name pattern;
 - tool results that answer no earlier call, and calls left without a result;
 - Anthropic error results (`is_error: true`) without content (a request without `max_tokens`
@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from promptkit.adapters.request_types import request_type_problems
-from promptkit.adapters.schema_rules import (
+from promptkit.wire import (
     ANTHROPIC_STRICT,
     OPENAI_STRICT,
     StrictDialect,
+    request_type_problems,
     strict_schema_problems,
 )
 from promptkit.testing.wire import Endpoint
