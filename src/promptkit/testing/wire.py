@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
-from promptkit.errors import PromptkitError
+from promptkit.errors import UsageError
 from promptkit.testing.replies import Reply, ToolCall, Usage
 
 Endpoint = Literal["responses", "chat_completions", "messages"]
@@ -28,8 +28,9 @@ FALLBACK_MODEL = "fake-model"
 _CUT_OFF = frozenset({"max_tokens", "context_window", "content_filter"})
 
 
-class WireRenderError(PromptkitError):
-    """A reply cannot be expressed in the receiving API's wire format.
+class WireRenderError(UsageError, ValueError):
+    """A reply cannot be expressed in the receiving API's wire format: the test scripted one
+    that API never sends (a caller's mistake).
 
     Internal to the fake server: it becomes a loud HTTP 500 for the client, never escapes.
     """
