@@ -43,8 +43,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from promptkit.workspace import render_static_digest, scan_workspace, select_files
-from promptkit.workspace.static_digest import estimate_tokens
+from promptkit.hostfiles import select_files
+from promptkit.repofacts import estimate_tokens, render_static_digest, scan_workspace
 
 _RUNNERS = {
     "make", "just", "task", "uv", "uvx", "pnpm", "npm", "npx", "yarn", "bun", "cargo", "go",
