@@ -35,17 +35,20 @@ def _public_modules() -> list[str]:
 
 
 def _public_error_classes() -> list[type[BaseException]]:
+    """Exception classes of promptkit reachable under a public name of a public module
+    (re-exports from private modules included)."""
     found: dict[str, type[BaseException]] = {}
     for name in _public_modules():
-        for attribute, value in vars(importlib.import_module(name)).items():
+        module = importlib.import_module(name)
+        for attribute in dir(module):
+            value = None if attribute.startswith("_") else getattr(module, attribute)
             if (
                 inspect.isclass(value)
                 and issubclass(value, Exception)
-                and value.__module__ == name
-                and not attribute.startswith("_")
+                and value.__module__.startswith("promptkit.")
                 and value not in {PromptkitError, UsageError, RunError}
             ):
-                found[f"{name}.{attribute}"] = value
+                found[f"{value.__module__}.{value.__qualname__}"] = value
     return [found[key] for key in sorted(found)]
 
 
