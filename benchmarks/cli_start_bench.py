@@ -4,10 +4,11 @@ pass` in the same run.
 Each sample is a fresh process, timed from start to exit: the wall clock, and the CPU time the
 process used (user + system), which a machine shared with other work inflates less. The figures
 are the median and the minimum over the samples. The three commands are run in turn within each
-round, so a busy machine's load falls on all of them alike. `overrides list` runs in the repository root on its curated
-`overrides/` folder, so it also finds, imports and hashes the prompts of the `[tool.promptkit]`
-list of pyproject.toml, as it does in `make test`. The `promptkit` script next to the running
-interpreter is used when there is one, else `python -m promptkit`.
+round, so a busy machine's load falls on all of them alike. `overrides list` runs in the
+repository root on its curated `overrides/` folder, so it also finds, imports and hashes the
+prompts of the `[tool.promptkit]` list of pyproject.toml, as it does in `make test`. The
+`promptkit` script next to the running interpreter is used when there is one, else `python -m
+promptkit`.
 
 Usage: python benchmarks/cli_start_bench.py [--samples 15]
 """
@@ -75,6 +76,7 @@ def main() -> None:
                 f"{what}  {name:<26} {median:7.1f} ms ({min(values):6.1f})"
                 f"  ratio {median / baseline:5.2f}"
             )
+
 
 if __name__ == "__main__":
     main()
