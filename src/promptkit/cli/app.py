@@ -51,6 +51,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "promptkit.cli.eval",
         "score a prompt on a dataset under one or more override tags",
     ),
+    "mcp": ("promptkit.cli.mcp", "serve the workspace digest and file tools over MCP"),
 }
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -80,6 +81,8 @@ HELP_EXAMPLES: dict[str, str] = {
     "eval": "promptkit eval app.prompts:review --dataset evals/review.jsonl --tag latest"
     " --tag candidate --json",
     "repl": "printf 'optimize\\nask What is this?\\n' | promptkit repl . --provider static",
+    "mcp": "promptkit mcp serve . --http 127.0.0.1:8765",
+    "mcp serve": "claude mcp add promptkit -- promptkit mcp serve /path/to/repo",
 }
 
 
