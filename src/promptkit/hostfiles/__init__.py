@@ -35,7 +35,6 @@ if TYPE_CHECKING:
         SkipReason as SkipReason,
         WorkspaceFile as WorkspaceFile,
         begin_selection as begin_selection,
-        collector_paused as collector_paused,
         resolve_workspace_root as resolve_workspace_root,
         select_files as select_files,
     )

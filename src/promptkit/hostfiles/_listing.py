@@ -28,12 +28,10 @@ have. A file whose content turns out binary (a NUL byte) is refused when it is r
 
 from __future__ import annotations
 
-import gc
 import os
 import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property, partial
 from itertools import compress, count, repeat
@@ -41,6 +39,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from promptkit._gc import collector_paused
 from promptkit.errors import ArgumentValueError, WorkspaceError
 from promptkit.hostfiles._exclusions import (
     could_be_left_out_by_name,
@@ -62,7 +61,6 @@ __all__ = [
     "SkipReason",
     "WorkspaceFile",
     "begin_selection",
-    "collector_paused",
     "log_selection",
     "resolve_workspace_root",
     "select_files",
@@ -290,24 +288,6 @@ def log_selection(selection: FileSelection) -> None:
         skipped=dict(selection.skipped),
         from_git=selection.from_git,
     )
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a block that allocates objects by the
-    hundred thousand and frees none (a listing and what is built from it), then restore it.
-
-    Such a block makes no cycles for the collector to find, yet its allocations trigger a
-    collection every few hundred objects and full passes over the whole heap (a process that
-    has imported an SDK holds a million objects): about a seventh of a large listing's cost.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _is_ignored_by_git(root: Path) -> bool:
