@@ -51,6 +51,7 @@ from promptkit.hostfiles._exclusions import (
 from promptkit.hostfiles._git import run_git
 from promptkit.hostfiles._git_index import GitListing, RunningGitListing, start_git_listing
 from promptkit.hostfiles._globs import PathFilter
+from promptkit.hostfiles._reading import is_inside
 from promptkit.hostfiles._walk import walk_directory
 
 __all__ = [
@@ -417,7 +418,7 @@ class _Checker:
             return
         if stat.S_ISLNK(info.st_mode):
             target = os.path.realpath(full)
-            if not _is_inside(target, self.root_text):
+            if not is_inside(target, self.root_text):
                 self.leave_out("symlink_outside_root", relative)
                 return
             if is_credential_file_name(target.rpartition("/")[2]):
@@ -474,7 +475,3 @@ class _Checker:
 def _is_unusual(path: str) -> bool:
     """Whether `path` needs the full checks of a listed name: not UTF-8, or unsafe to show."""
     return has_undecodable_name(path) or is_unsafe_name(path)
-
-
-def _is_inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
