@@ -3,6 +3,8 @@ text, structured output, the tool loop and every way a tool call can go wrong, t
 and what the session records.
 """
 
+import asyncio
+import inspect
 import json
 
 import pytest
@@ -484,6 +486,36 @@ def test_evaluate_arguments_are_checked_before_any_request(
 ) -> None:
     with pytest.raises(error, match=message):
         make_adapter().evaluate(TEXT_PROMPT, Greeting(name="Ada"), session=Session(), **options)
+
+    assert server.request_count == 0
+
+
+def test_evaluate_refuses_settings_that_are_not_model_settings(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    with pytest.raises(TypeError, match="settings must be a promptkit ModelSettings, got dict"):
+        make_adapter().evaluate(
+            TEXT_PROMPT, Greeting(name="Ada"), session=Session(), settings={"seed": 7}
+        )
+
+    assert server.request_count == 0
+
+
+@pytest.mark.parametrize("method", ["evaluate", "aevaluate", "stream", "astream"])
+def test_a_misspelt_option_is_refused_by_name_before_any_request(
+    server: FakeProviderServer, make_adapter, method: str
+) -> None:
+    call = getattr(make_adapter(), method)
+    options: dict[str, object] = {"max_tool_round": 3}
+    expected = (
+        rf"\.{method}\(\) got an unexpected keyword argument 'max_tool_round'; its options are"
+        r" .*max_tool_rounds"
+    )
+
+    with pytest.raises(TypeError, match=expected):
+        started = call(TEXT_PROMPT, Greeting(name="Ada"), session=Session(), **options)
+        if inspect.iscoroutine(started):  # aevaluate checks its options when awaited
+            asyncio.run(started)
 
     assert server.request_count == 0
 
