@@ -9,7 +9,7 @@ import json
 
 import pytest
 import structlog
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from promptkit import (
     MarkdownSection,
@@ -423,6 +423,30 @@ def test_structured_output_is_recorded_json_ready_in_prompt_executed(
     (executed,) = session.select_all(PromptExecuted)
     assert executed.output == {"greeting": "Hi", "excited": True}
     assert json.loads(executed.text) == executed.output
+
+
+class Assignment(BaseModel):
+    team_name: str = Field(alias="teamName")
+
+
+def test_an_aliased_output_is_recorded_as_the_model_wrote_it(
+    server: FakeProviderServer, make_adapter, tmp_path
+) -> None:
+    prompt = Prompt(
+        ns="tests/adapters",
+        key="assign",
+        sections=(MarkdownSection(title="T", key="t", template="Pick a team."),),
+        output_type=Assignment,
+    )
+    server.enqueue(Reply.json({"teamName": "billing"}))
+    session = Session()
+
+    response = make_adapter().evaluate(prompt, session=session, output_dir=tmp_path)
+
+    assert response.output.team_name == "billing"
+    (executed,) = session.select_all(PromptExecuted)
+    assert executed.output == {"teamName": "billing"}
+    assert json.loads((tmp_path / "response.json").read_text())["output"] == executed.output
 
 
 def test_tool_handler_sees_the_call_id_and_the_absolute_deadline(

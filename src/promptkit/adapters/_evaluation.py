@@ -37,7 +37,7 @@ from promptkit.adapters.record import (
     write_manifest,
     write_record_json,
 )
-from promptkit.adapters.response import PromptResponse, json_ready
+from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.settings import ModelSettings
 from promptkit.adapters.tracing import EvaluationTrace
 from promptkit.durable import write_atomically
@@ -49,9 +49,9 @@ from promptkit.errors import (
     OutputParseError,
     OutputTruncatedError,
 )
+from promptkit.jsonable import json_ready
 from promptkit.logging import get_logger
 from promptkit.prompt import Prompt, RenderedPrompt, parse_structured_output
-from promptkit.prompt.params import type_adapter
 from promptkit.secrets import redact_secrets
 from promptkit.session import PromptExecuted, PromptRendered, Session
 
@@ -215,7 +215,7 @@ class Evaluation(Generic[OutputT]):
                 # The model did answer: a caller that keeps the text needs its cost and calls too.
                 error.response = response
                 raise
-            output_json = type_adapter(rendered.output_type).dump_python(output, mode="json")
+            output_json = json_ready(output)
             response = replace(response, output=output)
         elif response.is_truncated:
             _log.warning(

@@ -20,12 +20,12 @@ from typing import Any
 
 from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._wire_api import RequestedToolCall
-from promptkit.adapters.response import ToolCallRecord, json_ready
+from promptkit.adapters.response import ToolCallRecord
 from promptkit.clock import Clock
 from promptkit.errors import ToolValidationError
+from promptkit.jsonable import json_ready
 from promptkit.logging import get_logger
 from promptkit.prompt import RenderedPrompt, Tool, ToolContext, ToolResult
-from promptkit.prompt.params import type_adapter
 from promptkit.secrets import redact_secrets
 from promptkit.session import Session
 
@@ -122,7 +122,7 @@ def _prepare(
             " arguments",
             success=False,
         )
-        return _executed(call, _raw_arguments(call), failure, (started, clock), params_json=None)
+        return _executed(call, _raw_arguments(call), failure, (started, clock))
     tool = rendered.tool(call.name)
     if tool is None:
         offered = ", ".join(t.name for t in rendered.tools) or "none"
@@ -130,7 +130,7 @@ def _prepare(
             message=f"unknown tool {call.name!r}; the tools offered are: {offered}",
             success=False,
         )
-        return _executed(call, _raw_arguments(call), failure, (started, clock), params_json=None)
+        return _executed(call, _raw_arguments(call), failure, (started, clock))
     try:
         params = tool.parse_arguments(call.arguments)
     except ToolValidationError as error:
@@ -138,7 +138,7 @@ def _prepare(
             message=f"{error}; call the tool again with arguments that match its schema",
             success=False,
         )
-        return _executed(call, _raw_arguments(call), failure, (started, clock), params_json=None)
+        return _executed(call, _raw_arguments(call), failure, (started, clock))
     context: ToolContext[Any] = ToolContext(
         rendered.ns,
         rendered.key,
@@ -176,13 +176,7 @@ def _finished(call: RequestedToolCall, ready: _ReadyCall, result: ToolResult) ->
         result = replace(
             result, message=f"tool {ready.tool.name!r} failed without saying why; try another way"
         )
-    return _executed(
-        call,
-        ready.params,
-        _bounded(result),
-        ready.timing,
-        params_json=_params_json(ready.tool, ready.params),
-    )
+    return _executed(call, ready.params, _bounded(result), ready.timing)
 
 
 def _bounded(result: ToolResult) -> ToolResult:
@@ -203,8 +197,6 @@ def _executed(
     params: Any,
     result: ToolResult,
     timing: tuple[float, Clock],
-    *,
-    params_json: Mapping[str, Any] | None,
 ) -> ExecutedCall:
     started, clock = timing
     record = ToolCallRecord(
@@ -214,9 +206,12 @@ def _executed(
         result=result,
         duration=timedelta(seconds=clock.monotonic() - started),
     )
-    if params_json is None:
-        params_json = params if isinstance(params, dict) else {}
-    return ExecutedCall(record, json_ready(params_json), json_ready(result.value))
+    # The session records params as a JSON object: validated params as their fields, arguments
+    # that did not validate as sent when they were an object, else none.
+    params_json = json_ready(params)
+    return ExecutedCall(
+        record, params_json if isinstance(params_json, dict) else {}, json_ready(result.value)
+    )
 
 
 def _raw_arguments(call: RequestedToolCall) -> Any:
@@ -228,8 +223,3 @@ def _raw_arguments(call: RequestedToolCall) -> Any:
     except ValueError:
         return call.arguments
     return decoded if isinstance(decoded, dict) else call.arguments
-
-
-def _params_json(tool: Tool[Any], params: Any) -> Mapping[str, Any]:
-    dumped = type_adapter(tool.params_type).dump_python(params, mode="json")
-    return dumped if isinstance(dumped, dict) else {}

@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import Any, Self, TextIO
 
 from promptkit.adapters import CallOptions, PromptResponse, WireAdapter, response_of
-from promptkit.adapters.response import json_ready
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery.references import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
 from promptkit.failures import describe_failure
 from promptkit.hostfiles import describe_workspace
+from promptkit.jsonable import json_ready
 from promptkit.optimize import (
     OperatorOverrideError,
     OptimizationScope,
