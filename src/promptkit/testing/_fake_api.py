@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from promptkit.errors import PromptkitError
+from promptkit.errors import UsageError
 from promptkit.testing.replies import Reply, ToolCall
 from promptkit.wire import StrictDialect, WireFormat, request_type_problems, strict_schema_problems
 
@@ -36,8 +36,9 @@ CUT_OFF = frozenset({"max_tokens", "context_window", "content_filter"})
 _WORDS = re.compile(r"\S+\s*|\s+")
 
 
-class WireRenderError(PromptkitError):
-    """A reply cannot be expressed in the receiving API's wire format.
+class WireRenderError(UsageError, ValueError):
+    """A reply cannot be expressed in the receiving API's wire format: the test scripted one
+    that API never sends (a caller's mistake).
 
     Internal to the fake server: it becomes a loud HTTP 500 for the client, never escapes.
     """
