@@ -1,9 +1,9 @@
 """promptkit: typed prompt sections rendered to markdown, with a reusable workspace digest.
 
 This namespace holds what application code uses every day; the rest lives in the public
-subpackages (`promptkit.prompt`, `promptkit.session`, `promptkit.digest`, `promptkit.workspace`,
-`promptkit.hostfiles`, `promptkit.repofacts`, `promptkit.overrides`, `promptkit.planning`,
-`promptkit.adapters`, `promptkit.errors`, `promptkit.testing`).
+subpackages (`promptkit.app`, `promptkit.prompt`, `promptkit.session`, `promptkit.digest`,
+`promptkit.workspace`, `promptkit.hostfiles`, `promptkit.repofacts`, `promptkit.overrides`,
+`promptkit.planning`, `promptkit.adapters`, `promptkit.errors`, `promptkit.testing`).
 
 The names below are declared once, in the `TYPE_CHECKING` block, so type checkers know every
 one of them (and reject a misspelt one). At run time a name's module is imported on first use
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         ProviderAdapter as ProviderAdapter,
         TokenUsage as TokenUsage,
     )
+    from promptkit.app import App as App
     from promptkit.digest import (
         WorkspaceDigest as WorkspaceDigest,
         WorkspaceDigestSection as WorkspaceDigestSection,

@@ -31,6 +31,7 @@ from promptkit.adapters.conversation import (
     conversation_messages,
     keep_messages,
 )
+from promptkit.adapters.cost import PriceTable
 from promptkit.adapters.record import (
     ExecutionRecord,
     write_failure_record,
@@ -113,6 +114,12 @@ class Evaluation(Generic[OutputT]):
                 "user_message must be a non-empty string (or None for the default)"
             )
         output_dir = options.get("output_dir")
+        prices = options.get("prices")
+        if prices is not None and not isinstance(prices, PriceTable):
+            raise ArgumentTypeError(
+                f"prices must be a promptkit PriceTable, got {type(prices).__name__}"
+            )
+        self.prices = adapter.prices if prices is None else prices
         self.adapter = adapter
         self.prompt = prompt
         self.session = session
@@ -199,7 +206,7 @@ class Evaluation(Generic[OutputT]):
             text=turn.text,
             output=None,
             tool_calls=tuple(tally.tool_calls),
-            usage=self.adapter.prices.priced(self.adapter.provider, model, tally.usage),
+            usage=self.prices.priced(self.adapter.provider, model, tally.usage),
             model=model,
             provider=self.adapter.provider,
             messages=tuple(tally.messages),
