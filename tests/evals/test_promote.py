@@ -8,8 +8,7 @@ from promptkit.errors import PromotionRefusedError
 from promptkit.evals import Case, Dataset, ExactMatch, load_dataset, run_evaluation
 from promptkit.evals.promote import promote_overrides
 from promptkit.overrides import LocalPromptOverridesStore
-from promptkit.testing import FakeProviderServer
-from promptkit.testing.script import reply_script_from
+from promptkit.testing import FakeProviderServer, reply_script_from
 
 from .conftest import CANDIDATE_WORDING, CAPITAL_PROMPT, Country, openai_adapter
 
