@@ -1,29 +1,84 @@
 """The error hierarchy: every error is a caller's mistake or a run-time failure, never both,
-and each also subclasses the builtin it stands for so existing `except` clauses keep working."""
+and each also subclasses the builtin it stands for so existing `except` clauses keep working.
+
+"Every error" is every public exception class of every public promptkit module, wherever it is
+defined, not only those of `promptkit.errors`.
+"""
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
 
 import pytest
 
+import promptkit
 from promptkit import errors
 from promptkit.errors import PromptkitError, RunError, UsageError
 
-ERROR_CLASSES = [
-    value
-    for _, value in inspect.getmembers(errors, inspect.isclass)
-    if issubclass(value, PromptkitError) and value not in {PromptkitError, UsageError, RunError}
-]
+# Outside the split today, in promptkit.adapters: the adapters refactor (one module per wire API)
+# places them. The deadline signals are Exceptions only; UnsupportedSettingError is a ValueError.
+LEFT_OUTSIDE_THE_SPLIT = frozenset(
+    {"UnsupportedSettingError", "DeadlinePassedError", "DeadlineReachedError"}
+)
+LEFT_WITHOUT_A_BUILTIN = frozenset({"DeadlinePassedError", "DeadlineReachedError"})
 BUILTINS = (ValueError, TypeError, OSError, TimeoutError, RuntimeError)
 
 
-@pytest.mark.parametrize("error", ERROR_CLASSES, ids=lambda error: error.__name__)
+def _public_modules() -> list[str]:
+    return [
+        module.name
+        for module in pkgutil.walk_packages(promptkit.__path__, "promptkit.")
+        if not any(part.startswith("_") for part in module.name.split("."))
+    ]
+
+
+def _public_error_classes() -> list[type[BaseException]]:
+    """Exception classes of promptkit reachable under a public name of a public module
+    (re-exports from private modules included)."""
+    found: dict[str, type[BaseException]] = {}
+    for name in _public_modules():
+        module = importlib.import_module(name)
+        for attribute in dir(module):
+            value = None if attribute.startswith("_") else getattr(module, attribute)
+            if (
+                inspect.isclass(value)
+                and issubclass(value, Exception)
+                and value.__module__.startswith("promptkit.")
+                and value not in {PromptkitError, UsageError, RunError}
+            ):
+                found[f"{value.__module__}.{value.__qualname__}"] = value
+    return [found[key] for key in sorted(found)]
+
+
+def _cases(left: frozenset[str]) -> list[object]:
+    """Every public error class, those named in `left` expected to fail until they move."""
+    left_mark = pytest.mark.xfail(
+        strict=True, reason="left to the adapters refactor; take it off the list once placed"
+    )
+    return [
+        pytest.param(error, marks=left_mark) if error.__name__ in left else error
+        for error in _public_error_classes()
+    ]
+
+
+def _name(error: type[BaseException]) -> str:
+    return f"{error.__module__.removeprefix('promptkit.')}.{error.__qualname__}"
+
+
+def test_the_error_classes_are_found_beyond_promptkit_errors() -> None:
+    modules = {error.__module__ for error in _public_error_classes()}
+
+    assert {"promptkit.errors", "promptkit.testing.script", "promptkit.overrides.files"} <= modules
+
+
+@pytest.mark.parametrize("error", _cases(LEFT_OUTSIDE_THE_SPLIT), ids=_name)
 def test_every_error_is_either_a_usage_error_or_a_run_error(error: type[Exception]) -> None:
     assert issubclass(error, UsageError) != issubclass(error, RunError)
 
 
-@pytest.mark.parametrize("error", ERROR_CLASSES, ids=lambda error: error.__name__)
+@pytest.mark.parametrize("error", _cases(LEFT_WITHOUT_A_BUILTIN), ids=_name)
 def test_every_error_also_subclasses_a_builtin(error: type[Exception]) -> None:
     assert issubclass(error, BUILTINS)
 

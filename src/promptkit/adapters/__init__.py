@@ -12,11 +12,17 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the declared imports
 
 if TYPE_CHECKING:
-    from promptkit.adapters.anthropic import AnthropicAdapter as AnthropicAdapter
-    from promptkit.adapters.base import (
-        ProviderAdapter as ProviderAdapter,
-        WireAdapter as WireAdapter,
+    from promptkit.adapters._anthropic import AnthropicAdapter as AnthropicAdapter
+    from promptkit.adapters._openai import OpenAIAdapter as OpenAIAdapter
+    from promptkit.adapters._wire_adapter import WireAdapter as WireAdapter
+    from promptkit.adapters._wire_api import (
+        ModelTurn as ModelTurn,
+        RequestedToolCall as RequestedToolCall,
+        ToolReply as ToolReply,
+        WireApi as WireApi,
+        WireConversation as WireConversation,
     )
+    from promptkit.adapters.base import ProviderAdapter as ProviderAdapter
     from promptkit.adapters.conversation import (
         ConversationMessage as ConversationMessage,
         Message as Message,
@@ -29,7 +35,6 @@ if TYPE_CHECKING:
         PriceTable as PriceTable,
     )
     from promptkit.adapters.loop import DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE
-    from promptkit.adapters.openai import OpenAIAdapter as OpenAIAdapter
     from promptkit.adapters.record import (
         ExecutionRecord as ExecutionRecord,
         write_manifest as write_manifest,
@@ -55,13 +60,6 @@ if TYPE_CHECKING:
         ToolCallFinished as ToolCallFinished,
         ToolCallStarted as ToolCallStarted,
         UsageReported as UsageReported,
-    )
-    from promptkit.adapters.wire import (
-        ModelTurn as ModelTurn,
-        RequestedToolCall as RequestedToolCall,
-        ToolReply as ToolReply,
-        WireCodec as WireCodec,
-        WireConversation as WireConversation,
     )
     from promptkit.durable import write_atomically as write_atomically
 else:

@@ -1,5 +1,6 @@
-"""Conversations: earlier turns as provider-neutral `Message` values, how each wire API spells
-them, and the session slice that keeps a named conversation across evaluations and restarts.
+"""Conversations: earlier turns as provider-neutral `Message` values (each wire API's module
+spells them as its own items), and the session slice that keeps a named conversation across
+evaluations and restarts.
 
 A `PromptResponse.messages` is the whole conversation after an evaluation: the earlier turns it
 was given, the user turn, every tool call and result, and the final answer. Passing it as
@@ -86,90 +87,6 @@ def check_messages(messages: Sequence[Message] | None) -> tuple[Message, ...]:
             " `messages` of an earlier PromptResponse)"
         )
     return tuple(messages)
-
-
-# -- wire encodings -----------------------------------------------------------------------------
-
-
-def wire_items(api: str, messages: Sequence[Message]) -> list[Mapping[str, Any]]:
-    """`messages` as the conversation items of wire API `api`."""
-    if api == "responses":
-        return [item for message in messages for item in _responses_items(message)]
-    if api == "chat":
-        return [_chat_item(message) for message in messages]
-    return _messages_items(messages)
-
-
-def _responses_items(message: Message) -> list[Mapping[str, Any]]:
-    if message.role == "tool":
-        return [
-            {"type": "function_call_output", "call_id": message.call_id, "output": message.text}
-        ]
-    items: list[Mapping[str, Any]] = []
-    if message.text or not message.tool_calls:
-        items.append({"role": message.role, "content": message.text})
-    items.extend(
-        {"type": "function_call", "call_id": c.call_id, "name": c.name, "arguments": c.arguments}
-        for c in message.tool_calls
-    )
-    return items
-
-
-def _chat_item(message: Message) -> Mapping[str, Any]:
-    if message.role == "tool":
-        return {"role": "tool", "tool_call_id": message.call_id, "content": message.text}
-    if not message.tool_calls:
-        return {"role": message.role, "content": message.text}
-    return {
-        "role": "assistant",
-        "content": message.text or None,
-        "tool_calls": [
-            {
-                "id": call.call_id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments},
-            }
-            for call in message.tool_calls
-        ],
-    }
-
-
-def _messages_items(messages: Sequence[Message]) -> list[Mapping[str, Any]]:
-    items: list[dict[str, Any]] = []
-    for message in messages:
-        if message.role == "tool":
-            block = {
-                "type": "tool_result",
-                "tool_use_id": message.call_id,
-                "content": message.text,
-                "is_error": message.is_error,
-            }
-            previous = items[-1] if items else None
-            # Every result of one turn goes back in a single user message, as the API requires.
-            if previous is not None and previous.get("tool_results"):
-                previous["content"].append(block)
-            else:
-                items.append({"role": "user", "content": [block], "tool_results": True})
-        elif message.role == "user":
-            items.append({"role": "user", "content": message.text})
-        else:
-            content: list[dict[str, Any]] = []
-            if message.text:
-                content.append({"type": "text", "text": message.text})
-            content.extend(
-                {"type": "tool_use", "id": c.call_id, "name": c.name, "input": _object(c)}
-                for c in message.tool_calls
-            )
-            items.append({"role": "assistant", "content": content})
-    return [{key: value for key, value in item.items() if key != "tool_results"} for item in items]
-
-
-def _object(call: MessageToolCall) -> Any:
-    try:
-        decoded = json.loads(call.arguments or "{}")
-    except ValueError:
-        return {}
-    return decoded if isinstance(decoded, dict) else {}
 
 
 # -- the session slice ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar
 
+from promptkit.adapters._wire_api import ModelTurn, WireApi
 from promptkit.adapters.conversation import (
     Message,
     check_messages,
@@ -35,9 +36,8 @@ from promptkit.adapters.record import (
     write_record_json,
 )
 from promptkit.adapters.response import PromptResponse, json_ready
-from promptkit.adapters.settings import ModelSettings, request_options
+from promptkit.adapters.settings import ModelSettings
 from promptkit.adapters.tracing import EvaluationTrace
-from promptkit.adapters.wire import ModelTurn, WireCodec
 from promptkit.durable import write_atomically
 from promptkit.errors import (
     ArgumentTypeError,
@@ -177,15 +177,13 @@ class Evaluation(Generic[OutputT]):
         )
         return rendered
 
-    def steps(
-        self, rendered: RenderedPrompt[Any], codec: WireCodec
-    ) -> Generator[Step, Any, ModelTurn]:
-        self.api = codec.api
+    def steps(self, rendered: RenderedPrompt[Any], api: WireApi) -> Generator[Step, Any, ModelTurn]:
+        self.api = api.api
         # Raised here, before the loop sends anything, when the API refuses a setting.
-        options = request_options(codec.api, self.call.settings, has_tools=bool(rendered.tools))
+        options = api.request_options(self.call.settings, has_tools=bool(rendered.tools))
         return tool_loop(
             rendered=rendered,
-            codec=codec,
+            api=api,
             session=self.session,
             deadline=self.deadline,
             max_tool_rounds=self.max_tool_rounds,

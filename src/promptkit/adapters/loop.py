@@ -18,16 +18,16 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
-from promptkit.adapters.conversation import Message, MessageToolCall, arguments_text, wire_items
-from promptkit.adapters.response import TokenUsage, ToolCallRecord, json_ready
-from promptkit.adapters.tracing import EvaluationTrace
-from promptkit.adapters.wire import (
+from promptkit.adapters._wire_api import (
     ModelTurn,
     RequestedToolCall,
     ToolReply,
-    WireCodec,
+    WireApi,
     read_turn,
 )
+from promptkit.adapters.conversation import Message, MessageToolCall, arguments_text
+from promptkit.adapters.response import TokenUsage, ToolCallRecord, json_ready
+from promptkit.adapters.tracing import EvaluationTrace
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import (
     ArgumentTypeError,
@@ -172,7 +172,7 @@ class LoopOptions:
 def tool_loop(
     *,
     rendered: RenderedPrompt[Any],
-    codec: WireCodec,
+    api: WireApi,
     session: Session,
     deadline: Deadline,
     max_tool_rounds: int,
@@ -190,8 +190,8 @@ def tool_loop(
     or, when it decoded a stream itself, the `ModelTurn`.
     """
     options = options or LoopOptions()
-    conversation = codec.start(rendered, user_message)
-    conversation = conversation.with_history(wire_items(codec.api, options.history))
+    conversation = api.start(rendered, user_message)
+    conversation = conversation.with_history(api.history_items(options.history))
     conversation = conversation.with_options(options.request_options)
     tally.messages.extend([*options.history, Message.user(user_message)])
     options.trace.user_turn(user_message)
@@ -202,7 +202,7 @@ def tool_loop(
         tally.requests += 1
         with options.trace.request(options.settings) as request_span:
             reply = yield SendRequest(conversation.request(), tally.requests)
-            turn = reply if isinstance(reply, ModelTurn) else read_turn(codec, reply)
+            turn = reply if isinstance(reply, ModelTurn) else read_turn(api, reply)
             request_span.replied(
                 model=turn.model, usage=turn.usage, finish_reason=turn.finish_reason
             )
@@ -227,7 +227,7 @@ def tool_loop(
                 " only the JSON it asks for."
             )
             tally.messages.append(retry)
-            conversation = conversation.extended([*turn.replay(), *wire_items(codec.api, [retry])])
+            conversation = conversation.extended([*turn.replay(), *api.history_items([retry])])
             continue
         if len(turn.tool_calls) > MAX_TOOL_CALLS_PER_REPLY:
             raise ToolLoopLimitError(
@@ -285,7 +285,7 @@ def tool_loop(
                     f" {record.duration.total_seconds():.1f}s)"
                 )
             replies.append(ToolReply(call, record.result.message, is_error=not record.success))
-        conversation = conversation.extended([*turn.replay(), *codec.tool_results(replies)])
+        conversation = conversation.extended([*turn.replay(), *api.tool_results(replies)])
 
 
 def _assistant_message(turn: ModelTurn) -> Message:

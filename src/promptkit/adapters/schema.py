@@ -11,7 +11,7 @@ model in descriptions:
 - `oneOf` becomes `anyOf`; a tuple's `prefixItems` becomes `items` of the union of its item
   schemas, its order said in the description; a lone `allOf` is merged (OpenAI).
 
-Then `strict_schema_problems` (`promptkit.adapters.schema_rules`) checks the result. When the
+Then `strict_schema_problems` (`promptkit.wire`) checks the result. When the
 schema cannot go strict (an object meant to be open, optional properties where OpenAI needs
 every one required, Anthropic's union and optional-parameter limits, recursion for Anthropic),
 the caller gets the schema unchanged with `strict=False` and the reason, logged at debug. An
@@ -25,8 +25,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from promptkit.adapters.schema_rules import StrictDialect, strict_schema_problems, walk_schema
 from promptkit.logging import get_logger
+from promptkit.wire import StrictDialect, strict_schema_problems, walk_schema
 
 _log = get_logger("promptkit.adapters")
 

@@ -157,7 +157,7 @@ def _openai_choice(
         if api == "chat" or (api is None and is_custom_base_url(url, "openai"))
         else "responses"
     )
-    from promptkit.adapters.openai import OpenAIAdapter
+    from promptkit.adapters._openai import OpenAIAdapter
 
     adapter = OpenAIAdapter(model=chosen, api=wire_api, client_kwargs=client_kwargs)
     shown = _shown_url(url or "https://api.openai.com/v1")
@@ -183,7 +183,7 @@ def _anthropic_choice(
     }
     if url:
         client_kwargs["base_url"] = url
-    from promptkit.adapters.anthropic import AnthropicAdapter
+    from promptkit.adapters._anthropic import AnthropicAdapter
 
     adapter = AnthropicAdapter(model=chosen, client_kwargs=client_kwargs)
     reason = f"anthropic model {chosen} at {_shown_url(url or 'https://api.anthropic.com')}"

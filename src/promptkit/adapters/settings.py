@@ -1,16 +1,14 @@
-"""`ModelSettings`: the sampling and output settings of a request, and how each wire API spells
-them.
+"""`ModelSettings`: the sampling and output settings of a request.
 
 Settings are set on an adapter and overridden per call (`evaluate(..., settings=...)`); a field
 left None is not sent, so the provider's default applies. Each wire API takes a different subset
-under different names; a setting an API does not accept is a `UnsupportedSettingError` raised
-before any request is sent, never silently dropped.
+under different names (its module's `settings_fields`); a setting an API does not accept is a
+`UnsupportedSettingError` raised before any request is sent, never silently dropped.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args
 
@@ -111,104 +109,11 @@ def _check_number(name: str, value: float | None, *, low: float, high: float) ->
         raise ArgumentValueError(f"ModelSettings.{name} must be a number from {low:g} to {high:g}")
 
 
-# -- per wire API -------------------------------------------------------------------------------
-
-Options = dict[str, Any]
-_Mapper = Callable[[ModelSettings, bool], Options]
-
-
-def _responses(settings: ModelSettings, has_tools: bool) -> Options:
-    options: Options = _copied(settings, temperature="temperature", top_p="top_p")
-    if settings.max_output_tokens is not None:
-        options["max_output_tokens"] = settings.max_output_tokens
-    if settings.reasoning_effort is not None:
-        options["reasoning"] = {"effort": settings.reasoning_effort}
-    if settings.parallel_tool_calls is not None and has_tools:
-        options["parallel_tool_calls"] = settings.parallel_tool_calls
-    return options
-
-
-def _chat(settings: ModelSettings, has_tools: bool) -> Options:
-    options: Options = _copied(
-        settings,
-        temperature="temperature",
-        top_p="top_p",
-        seed="seed",
-        reasoning_effort="reasoning_effort",
-        max_output_tokens="max_completion_tokens",
-    )
-    if settings.stop_sequences is not None:
-        options["stop"] = list(settings.stop_sequences)
-    # OpenAI refuses parallel_tool_calls on a request without tools.
-    if settings.parallel_tool_calls is not None and has_tools:
-        options["parallel_tool_calls"] = settings.parallel_tool_calls
-    return options
-
-
-def _messages(settings: ModelSettings, has_tools: bool) -> Options:
-    options: Options = _copied(settings, max_output_tokens="max_tokens")
-    if settings.stop_sequences is not None:
-        options["stop_sequences"] = list(settings.stop_sequences)
-    if settings.reasoning_effort is not None:
-        options["output_config"] = {"effort": settings.reasoning_effort}
-    if settings.parallel_tool_calls is not None and has_tools:
-        options["tool_choice"] = {
-            "type": "auto",
-            "disable_parallel_tool_use": not settings.parallel_tool_calls,
-        }
-    return options
-
-
-def _copied(settings: ModelSettings, **names: str) -> Options:
+def copied_settings(settings: ModelSettings, **names: str) -> dict[str, Any]:
+    """The set fields among `names` (field name -> request field name), under their request
+    names: for the settings a wire API takes as they are."""
     return {
         wire_name: getattr(settings, field_name)
         for field_name, wire_name in names.items()
         if getattr(settings, field_name) is not None
     }
-
-
-@dataclass(frozen=True)
-class _WireRules:
-    mapper: _Mapper
-    unsupported: Mapping[str, str]
-    """Field name -> why the API cannot take it and what to do instead."""
-    refused_values: Mapping[str, tuple[Any, ...]]
-
-
-_RULES: dict[str, _WireRules] = {
-    "responses": _WireRules(
-        _responses,
-        unsupported={
-            "stop_sequences": "the Responses API has no stop sequences; use api='chat'",
-            "seed": "the Responses API has no seed; use api='chat'",
-        },
-        refused_values={},
-    ),
-    "chat": _WireRules(_chat, unsupported={}, refused_values={}),
-    "messages": _WireRules(
-        _messages,
-        unsupported={
-            name: f"the Anthropic Messages API (anthropic SDK 2) takes no {name}; leave it unset"
-            for name in ("temperature", "top_p", "seed")
-        },
-        refused_values={"reasoning_effort": ("minimal",)},
-    ),
-}
-
-
-def request_options(api: str, settings: ModelSettings, *, has_tools: bool) -> Options:
-    """The request fields `settings` become on wire API `api` (`responses`, `chat`,
-    `messages`); `UnsupportedSettingError` for a setting that API does not accept."""
-    rules = _RULES[api]
-    for name, value in settings.chosen().items():
-        reason = rules.unsupported.get(name)
-        if reason is not None:
-            raise UnsupportedSettingError(
-                f"ModelSettings.{name}={value!r} is not supported on the {api} API: {reason}"
-            )
-        if value in rules.refused_values.get(name, ()):
-            raise UnsupportedSettingError(
-                f"ModelSettings.{name}={value!r} is not accepted by the {api} API; choose"
-                " another value"
-            )
-    return rules.mapper(settings, has_tools)

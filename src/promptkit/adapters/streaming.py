@@ -13,25 +13,20 @@ thread and stops waiting when the deadline passes, the async path bounds every r
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
-import queue
-import threading
 from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
-from promptkit.adapters.attempts import DeadlinePassedError, send_until_deadline
+from promptkit.adapters._transport import Transport
+from promptkit.adapters._wire_api import ModelTurn
 from promptkit.adapters.evaluation import Evaluation
-from promptkit.adapters.loop import Deadline, SendRequest, Step
+from promptkit.adapters.loop import SendRequest, Step
 from promptkit.adapters.response import PromptResponse, TokenUsage, ToolCallRecord
-from promptkit.adapters.stream_wire import StreamDecoder, StreamWire, stream_wire_for
-from promptkit.adapters.wire import ModelTurn, WireCodec
-from promptkit.errors import PromptkitError, ProviderError
+from promptkit.errors import ProviderError
 from promptkit.prompt import OverridesLookup
 
 if TYPE_CHECKING:
-    from promptkit.adapters.base import WireAdapter
+    from promptkit.adapters._wire_adapter import WireAdapter
 
 OutputT = TypeVar("OutputT")
 
@@ -111,9 +106,9 @@ def stream_evaluation(
     try:
         rendered = run.render(params, overrides_store, overrides_tag)
         client = adapter.sync_client()
-        codec = adapter.wire_codec()
+        codec = adapter.wire_api()
         steps = run.steps(rendered, codec)
-        turn = yield from _drive(adapter, steps, codec, client, run.deadline)
+        turn = yield from _drive(steps, adapter.transport(codec, client, run.deadline))
         response = run.finish(rendered, turn)
     except GeneratorExit:
         run.abandon()  # the caller stopped reading; nothing failed
@@ -126,13 +121,8 @@ def stream_evaluation(
 
 
 def _drive(
-    adapter: WireAdapter,
-    steps: Generator[Step, Any, ModelTurn],
-    codec: WireCodec,
-    client: Any,
-    deadline: Deadline,
+    steps: Generator[Step, Any, ModelTurn], transport: Transport
 ) -> Generator[StreamEvent[Any], None, ModelTurn]:
-    wire = stream_wire_for(codec)
     reply: Any = None
     try:
         while True:
@@ -142,9 +132,10 @@ def _drive(
                 turn: ModelTurn = finished.value
                 return turn
             if isinstance(step, SendRequest):
-                decoder = wire.decoder()
-                yield from _streamed_reply(adapter, wire, decoder, step, codec, client, deadline)
-                reply = decoder.turn(codec)
+                decoder = transport.api.stream_decoder()
+                for text in transport.receive(step, decoder):
+                    yield TextDelta(text, step.number)
+                reply = decoder.turn(transport.api)
                 yield UsageReported(reply.usage, step.number)
             else:
                 yield ToolCallStarted(step.call.call_id, step.call.name, step.call.arguments)
@@ -152,94 +143,6 @@ def _drive(
                 yield ToolCallFinished(reply.record)
     finally:
         steps.close()
-
-
-def _streamed_reply(
-    adapter: WireAdapter,
-    wire: StreamWire,
-    decoder: StreamDecoder,
-    step: SendRequest,
-    codec: WireCodec,
-    client: Any,
-    deadline: Deadline,
-) -> Iterator[TextDelta]:
-    where = adapter._where(codec, step)
-
-    def opened() -> Any:
-        if deadline.remaining() is None:
-            return wire.open(client, step.request, None)
-        return send_until_deadline(
-            wire.open,
-            client,
-            step.request,
-            deadline,
-            is_connection_error=lambda error: adapter._is_connection_error(error, client),
-        )
-
-    try:
-        for event in _events_within(opened, deadline):
-            text = decoder.feed(event)
-            if text:
-                yield TextDelta(text, step.number)
-    except (_StreamDeadlineError, DeadlinePassedError):
-        raise deadline.exceeded(f"while receiving {where}") from None
-    except PromptkitError:
-        raise
-    except Exception as error:
-        raise adapter._translated(error, client, where, deadline) from None
-
-
-def _events_within(opened: Callable[[], Any], deadline: Deadline) -> Iterator[Any]:
-    """The events of the stream `opened()` returns, waiting for each no later than `deadline`.
-
-    Without a deadline the stream is read here. With one it is read on a worker thread, since a
-    blocking socket read cannot be interrupted: the caller stops waiting when the deadline
-    passes, and the worker ends by itself because its request timeout is the time that was left.
-    """
-    if deadline.remaining() is None:
-        stream = opened()
-        try:
-            yield from stream
-        finally:
-            stream.close()
-        return
-    items: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            stream = opened()
-            try:
-                for event in stream:
-                    items.put((True, event))
-                    if stop.is_set():
-                        break
-            finally:
-                stream.close()
-            items.put((False, None))
-        except BaseException as error:
-            items.put((False, error))
-
-    worker = threading.Thread(
-        target=contextvars.copy_context().run,
-        args=(produce,),
-        name="promptkit-provider-stream",
-        daemon=True,
-    )
-    worker.start()
-    try:
-        while True:
-            try:
-                is_event, value = items.get(timeout=deadline.remaining())
-            except queue.Empty:
-                raise _StreamDeadlineError from None
-            if not is_event:
-                if value is None:
-                    return
-                raise value
-            yield value
-    finally:
-        stop.set()
 
 
 # -- async ----------------------------------------------------------------------------------------
@@ -256,9 +159,9 @@ async def astream_evaluation(
     try:
         rendered = run.render(params, overrides_store, overrides_tag)
         client = adapter.async_client()
-        codec = adapter.wire_codec()
-        wire = stream_wire_for(codec)
+        codec = adapter.wire_api()
         steps = run.steps(rendered, codec)
+        transport = adapter.transport(codec, client, run.deadline)
         reply: Any = None
         try:
             while True:
@@ -268,11 +171,9 @@ async def astream_evaluation(
                     turn: ModelTurn = finished.value
                     break
                 if isinstance(step, SendRequest):
-                    decoder = wire.decoder()
-                    async for delta in _astreamed_reply(
-                        adapter, wire, decoder, step, codec, client, run.deadline
-                    ):
-                        yield delta
+                    decoder = codec.stream_decoder()
+                    async for text in transport.areceive(step, decoder):
+                        yield TextDelta(text, step.number)
                     reply = decoder.turn(codec)
                     yield UsageReported(reply.usage, step.number)
                 else:
@@ -290,40 +191,3 @@ async def astream_evaluation(
         raise
     run.record_success(response)
     yield ResponseCompleted(response)
-
-
-async def _astreamed_reply(
-    adapter: WireAdapter,
-    wire: StreamWire,
-    decoder: StreamDecoder,
-    step: SendRequest,
-    codec: WireCodec,
-    client: Any,
-    deadline: Deadline,
-) -> AsyncIterator[TextDelta]:
-    where = adapter._where(codec, step)
-    try:
-        async with asyncio.timeout(deadline.remaining()):
-            stream = await wire.aopen(client, step.request, deadline.remaining())
-        try:
-            events = aiter(stream)
-            while True:
-                # Each read is bounded on its own: a timeout scope must not span a `yield`.
-                async with asyncio.timeout(deadline.remaining()):
-                    try:
-                        event = await anext(events)
-                    except StopAsyncIteration:
-                        break
-                text = decoder.feed(event)
-                if text:
-                    yield TextDelta(text, step.number)
-        finally:
-            await stream.close()
-    except TimeoutError:
-        if deadline.remaining() == 0.0:
-            raise deadline.exceeded(f"while receiving {where}") from None
-        raise
-    except PromptkitError:
-        raise
-    except Exception as error:
-        raise adapter._translated(error, client, where, deadline) from None

@@ -1,7 +1,8 @@
 """The `promptkit` command: an argparse front end over the library, with no logic of its own.
 
-Each subcommand lives in its own module with a `register(subparsers)` function; `main` wires
-them up and maps promptkit errors to a one-line message and exit status 2.
+Each subcommand lives in its own module, whose `register(parser)` fills in the command's parser;
+`main` imports only the module of the command a line names (see `promptkit.cli.app`) and maps
+promptkit errors to a one-line message and an exit status.
 """
 
 from __future__ import annotations

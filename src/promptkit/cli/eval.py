@@ -35,15 +35,13 @@ _FAKE_KEY = "fake-server-key"
 DATASET_FOLDER = "evals"
 
 
-def register(subparsers: Any) -> None:
-    """Add `eval` to the `promptkit` parser."""
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill in the parser of `promptkit eval`."""
     from promptkit.cli.options import PROMPT_HELP
 
-    parser = subparsers.add_parser(
-        "eval",
-        help="score a prompt on a dataset under one or more override tags",
-        description="Run every case of a dataset under each override tag, score the replies"
-        " and compare the tags.",
+    parser.description = (
+        "Run every case of a dataset under each override tag, score the replies and compare"
+        " the tags."
     )
     parser.add_argument("prompt", metavar="PROMPT", help=PROMPT_HELP)
     parser.add_argument(

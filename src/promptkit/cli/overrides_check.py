@@ -8,20 +8,21 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from promptkit.discovery.project import project_prompts
-from promptkit.discovery.references import entry_point_prompts, find_prompt
 from promptkit.errors import OverridesError
-from promptkit.overrides.check import check_overrides
-from promptkit.overrides.layout import override_files
-from promptkit.overrides.local import LocalPromptOverridesStore
-from promptkit.prompt import Prompt
+
+if TYPE_CHECKING:
+    from promptkit.overrides.local import LocalPromptOverridesStore
+    from promptkit.prompt import Prompt
 
 
 def run_check(args: argparse.Namespace) -> int:
     """`overrides check`: every file, credential, entry and promotion's evidence; exit status 1
     on any problem (evidence problems only with `--evidence error`)."""
+    from promptkit.overrides.check import check_overrides
+    from promptkit.overrides.layout import override_files
+
     store = strict_store(args)
     files = override_files(store.root)
     prompts = {} if args.syntax_only else known_prompts(args.prompt, root=store.root)
@@ -80,12 +81,17 @@ def run_check(args: argparse.Namespace) -> int:
 
 def strict_store(args: argparse.Namespace) -> LocalPromptOverridesStore:
     """The store of `--overrides-dir`, read strictly: a file a render would skip is an error."""
+    from promptkit.overrides.local import LocalPromptOverridesStore
+
     return LocalPromptOverridesStore(args.root, strict_overrides=True)
 
 
 def known_prompts(references: list[str], *, root: Path) -> dict[tuple[str, str], Prompt[Any]]:
     """The prompts of `--prompt`, the entry points and the project's pyproject.toml (found
     from the overrides root upwards), by (ns, key)."""
+    from promptkit.discovery.project import project_prompts
+    from promptkit.discovery.references import entry_point_prompts, find_prompt
+
     prompts: dict[tuple[str, str], Prompt[Any]] = {}
     found = entry_point_prompts()
     for failure in found.failures:

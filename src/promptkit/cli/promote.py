@@ -14,16 +14,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 
-def register_promote(actions: Any) -> None:
-    """Add `promote` to the `overrides` actions."""
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill in the parser of `promptkit overrides promote` (described by `overrides`)."""
     from promptkit.cli.eval import add_evaluation_arguments
     from promptkit.cli.options import add_overrides_folder_argument
 
-    help_text = "copy one tag's overrides over another when an evaluation shows no regression"
-    parser = actions.add_parser("promote", help=help_text, description=help_text)
     parser.add_argument("prompt", metavar="PROMPT", help="package.module:attr or entry point")
     add_overrides_folder_argument(parser)
     parser.add_argument("--from", dest="from_tag", required=True, help="the candidate tag")

@@ -230,7 +230,7 @@ class _Run:
     async def execute(self, *, owns_loop: bool = False) -> None:
         """Run every pair; with `owns_loop` (the loop ends with the run) close the client the
         adapter built for it."""
-        from promptkit.adapters.base import WireAdapter
+        from promptkit.adapters import WireAdapter
 
         wire = self.adapter if isinstance(self.adapter, WireAdapter) else None
         if wire is not None:

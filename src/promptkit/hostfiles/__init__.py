@@ -5,7 +5,8 @@
   so a caller can do other work while git lists.
 - `start_listing_process` / `ListingProcess`: the same listing taken in a helper process, so a
   command's start and the listing share two cores.
-- `read_workspace_bytes` / `WorkspaceReader` / `HOST_READER`: the one confined read path.
+- `read_confined`: the one confined file reader, for host files and override files alike
+  (`read_workspace_bytes` / `WorkspaceReader` / `HOST_READER`: the host files' read path).
 - `describe_workspace` / `WorkspaceManifest`: provenance (git facts) and a content fingerprint.
 - `PathGlob`: the one glob syntax of workspaces; `is_credential_file_name`: the names never read.
 
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
         SkipReason as SkipReason,
         WorkspaceFile as WorkspaceFile,
         begin_selection as begin_selection,
-        collector_paused as collector_paused,
         resolve_workspace_root as resolve_workspace_root,
         select_files as select_files,
     )
@@ -55,7 +55,11 @@ if TYPE_CHECKING:
     )
     from promptkit.hostfiles._reading import (
         HOST_READER as HOST_READER,
+        ConfinedFile as ConfinedFile,
+        ConfinedReadError as ConfinedReadError,
         WorkspaceReader as WorkspaceReader,
+        is_inside as is_inside,
+        read_confined as read_confined,
         read_workspace_bytes as read_workspace_bytes,
     )
 else:

@@ -2,8 +2,10 @@
 
 An override file is read only when it is a regular file whose real path is inside the store's
 root, and no larger than the store's `max_file_bytes` (`DEFAULT_MAX_FILE_BYTES`, 1 MiB: far
-above any prompt text, far below what would hurt a render). It is opened non-blocking, so a
-FIFO, device or socket in its place is refused at once instead of hanging the render. A write
+above any prompt text, far below what would hurt a render). It is read through the confined
+reader host files use (`promptkit.hostfiles.read_confined`), which follows a link only when it
+resolves inside the root and takes a file's kind before opening it, so a FIFO, device or socket
+in its place is refused at once instead of hanging the render. A write
 checks first that the folder it creates or writes in does not lead out of the root (a `_shared`
 that is a symlink to another directory), so nothing is ever written outside.
 
@@ -14,13 +16,20 @@ which `check`, the render fallback and the CLI all report the same way.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 from promptkit.errors import OverridesError
+from promptkit.hostfiles import ConfinedReadError, is_inside, read_confined
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 FIX_HINT = "fix the file by hand or run `promptkit overrides check` to list every problem"
+# How an override file's kind is named when it is not a regular file.
+_KIND_WORDS = {
+    "directory": "a directory",
+    "FIFO": "a FIFO",
+    "socket": "a socket",
+    "device": "a device",
+}
 
 
 class OverrideFileError(OverridesError):
@@ -39,75 +48,61 @@ def real_root(root: Path) -> str:
     return os.path.realpath(root)
 
 
-def is_inside(path: str, root: str) -> bool:
-    """Whether the real path `path` is `root` or below it."""
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def read_override_bytes(root: Path, file: Path, *, max_bytes: int) -> tuple[bytes, float] | None:
     """The bytes of `file` and its mtime (seconds), or None when it does not exist.
 
     OverrideFileError when it resolves outside `root`, is not a regular file, is larger than
-    `max_bytes`, or cannot be read.
+    `max_bytes`, or cannot be read. Read through the host files' confined reader, following
+    the links that stay inside the root (a linked folder or file among the overrides).
     """
-    real = _contained(root, file)
+    relative = _relative(root, file)
     try:
-        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
-        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise OverrideFileError(file, f"cannot be read ({error.strerror or error})") from None
-    try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise OverrideFileError(
-                file, f"is not a regular file ({_kind(info.st_mode)}); replace it with a TOML file"
-            )
-        if info.st_size > max_bytes:
-            raise _too_large(file, info.st_size, max_bytes)
-        raw = _read_up_to(descriptor, min(info.st_size, max_bytes) + 1)
-    except OSError as error:
-        raise OverrideFileError(file, f"cannot be read ({error.strerror or error})") from None
-    finally:
-        os.close(descriptor)
-    if len(raw) > max_bytes:  # it grew while being read
-        raise _too_large(file, len(raw), max_bytes)
-    return raw, info.st_mtime
-
-
-def _contained(root: Path, file: Path) -> str:
-    """The path to open for `file`; OverrideFileError when it resolves outside `root`.
-
-    Renders read a file every time, so the common case is cheap: when no folder or file below
-    the root is a symlink (an lstat each), the file is inside. Otherwise its real path decides.
-    """
-    try:
-        parts = file.relative_to(root).parts
-    except ValueError:
-        parts = ()
-    current = str(root)
-    for part in parts:
-        current = f"{current}{os.sep}{part}"
-        try:
-            is_link = stat.S_ISLNK(os.lstat(current).st_mode)
-        except FileNotFoundError:
-            return str(file)  # opening it finds it missing
-        except OSError:
-            break
-        if is_link:
-            break
-    else:
-        if parts:
-            return str(file)
-    real = os.path.realpath(file)
-    if not is_inside(real, real_root(root)):
-        raise OverrideFileError(
-            file,
-            f"resolves to {real}, outside the overrides root {root}; it is not read (replace the"
-            " symlink with the file itself)",
+        found = read_confined(
+            root,
+            relative,
+            limit=max_bytes + 1,
+            follow_folder_links=True,
+            allow_hard_links=True,
+            missing_ok=True,
         )
-    return real
+    except ConfinedReadError as error:
+        raise _refused(root, file, error) from None
+    if found is None:
+        return None
+    size = max(found.size, len(found.data))  # it may have grown while being read
+    if size > max_bytes:
+        raise _too_large(file, size, max_bytes)
+    return found.data, found.mtime
+
+
+def _relative(root: Path, file: Path) -> str:
+    """`file`'s path below `root`, POSIX; OverrideFileError when it is not below it."""
+    # Text first: a render reads its override files each time, and `Path.relative_to` would
+    # cost a tenth of a read.
+    root_text, file_text = os.fspath(root), os.fspath(file)
+    if os.sep == "/" and file_text.startswith(root_text) and file_text[len(root_text) :][:1] == "/":
+        return file_text[len(root_text) + 1 :]
+    try:
+        return file.relative_to(root).as_posix()
+    except ValueError:
+        raise OverrideFileError(
+            file, f"is outside the overrides root {root}; it is not read"
+        ) from None
+
+
+def _refused(root: Path, file: Path, error: ConfinedReadError) -> OverrideFileError:
+    if error.reason == "outside":
+        return OverrideFileError(
+            file,
+            f"resolves to {error.target}, outside the overrides root {root}; it is not read"
+            " (replace the symlink with the file itself)",
+        )
+    if error.reason == "not_regular":
+        kind = _KIND_WORDS.get(error.kind or "", "not a regular file")
+        return OverrideFileError(
+            file, f"is not a regular file ({kind}); replace it with a TOML file"
+        )
+    return OverrideFileError(file, f"cannot be read ({error.cause})")
 
 
 def require_inside(root: Path, file: Path) -> None:
@@ -144,28 +139,3 @@ def _too_large(file: Path, size: int, limit: int) -> OverrideFileError:
         f"is {size} bytes, over the limit of {limit} bytes for an override file; shorten it, or"
         " pass a larger max_file_bytes to LocalPromptOverridesStore",
     )
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    return "not a regular file"
-
-
-def _read_up_to(descriptor: int, limit: int) -> bytes:
-    """Up to `limit` bytes; os.read with the size known avoids a buffered reader's allocation."""
-    chunks: list[bytes] = []
-    remaining = limit
-    while remaining > 0:
-        chunk = os.read(descriptor, remaining)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Literal
 
 from promptkit.errors import OverridesError
+from promptkit.hostfiles import is_inside
 from promptkit.names import KEY_RULE, is_valid_key, require_key
-from promptkit.overrides.files import is_inside, real_root
+from promptkit.overrides.files import real_root
 from promptkit.prompt import SectionPath
 
 SHARED_DIR = "_shared"

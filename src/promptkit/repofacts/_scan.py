@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from promptkit._gc import collector_paused
 from promptkit.errors import WorkspaceError
 from promptkit.hostfiles import (
     DEFAULT_MAX_FILE_BYTES,
@@ -27,7 +28,6 @@ from promptkit.hostfiles import (
     SkipReason,
     WorkspaceManifest,
     WorkspaceReader,
-    collector_paused,
     manifest_for_selection,
     read_workspace_bytes,
     select_files,

@@ -1,7 +1,9 @@
 """Sessions: typed slices changed by events through reducers, snapshots, and JSONL persistence.
 
 `Session` is the one place promptkit state changes; `SessionStore` makes it durable per
-workspace. The user guide is docs/sessions.md.
+workspace, through the public seam a store works with (`Session.restore`,
+`Session.attach_recorder` with a `SessionRecorder`, `Session.changes_held`, `StoredLog`). The
+user guide is docs/sessions.md.
 """
 
 from promptkit.session.events import (
@@ -14,7 +16,7 @@ from promptkit.session.events import (
 )
 from promptkit.session.protocol import SessionProtocol
 from promptkit.session.reducers import Reducer, append, replace_latest, upsert_by
-from promptkit.session.session import Session, Subscriber
+from promptkit.session.session import Session, SessionRecorder, StoredLog, Subscriber
 from promptkit.session.slices import register_in_memory_slice_type, register_slice_type
 from promptkit.session.snapshot import SessionSnapshot
 from promptkit.session.store import (
@@ -34,11 +36,13 @@ __all__ = [
     "Session",
     "SessionAttachment",
     "SessionProtocol",
+    "SessionRecorder",
     "SessionRolledBack",
     "SessionSnapshot",
     "SessionStore",
     "SliceCleared",
     "SliceSeeded",
+    "StoredLog",
     "StoredSession",
     "Subscriber",
     "ToolInvoked",

@@ -35,7 +35,7 @@ from promptkit.session.records import (
     read_metadata,
     workspace_id,
 )
-from promptkit.session.session import Session
+from promptkit.session.session import Session, StoredLog
 from promptkit.session.slices import slice_name
 
 if TYPE_CHECKING:
@@ -172,19 +172,20 @@ class SessionAttachment:
 
     def compact(self) -> None:
         """Write the session's state as base.jsonl (atomically), then empty events.jsonl."""
-        with self._session._lock:
+        with self._session.changes_held():
             self._require_open()
             self._compact()
             self._write_metadata(status="active", head=self._head)
 
     def close(self) -> None:
         """Stop recording: fsync what is pending, mark the session closed, release its lock."""
-        with self._session._lock:
+        with self._session.changes_held():
             if self._fd is None:
                 return
-            self._session._detach_recorder(self)
             # The copy in memory is exactly what the files now hold.
-            self._session._store_head = self._head
+            self._session.detach_recorder(
+                self, stored_log=StoredLog(str(self._session_dir), self._head)
+            )
             if self._unsynced:
                 os.fsync(self._fd)
             try:
@@ -207,7 +208,8 @@ class SessionAttachment:
 
     def start(self, *, existing: bool) -> None:
         """Open the files and write the session's current state as the base (the store calls
-        this once, holding the lock, after checking the copy in hand is not stale)."""
+        this once, with the session's changes held, after checking the copy in hand is not
+        stale)."""
         if existing:
             self._created_at = read_metadata(self._session_dir / METADATA_FILE).created_at
         for name in (METADATA_FILE, BASE_FILE):
@@ -223,7 +225,10 @@ class SessionAttachment:
 
     def _compact(self) -> None:
         fd = self._require_open()
-        seq, slices = self._session._state()
+        # The caller holds the session's changes, so no event falls between this state and
+        # the truncation of events.jsonl below.
+        state = self._session.snapshot()
+        seq, slices = state.seq, state.slices
         counts: dict[str, int] = {}
         values: list[dict[str, Any]] = []
         for slice_type, slice_values in slices.items():

@@ -4,16 +4,21 @@ A slice is the tuple of values stored for one type. Every change, including `see
 `clear_slice` and `rollback`, is an event: it is checked, then recorded by an attached
 SessionStore, then applied, then shown to subscribers, all under one re-entrant lock, so
 concurrent dispatches are applied and recorded in a single order and none is lost.
+
+A store works through the public seam at the end of `Session`: `restore` rebuilds a stored
+session, `attach_recorder` and `detach_recorder` start and stop recording its changes,
+`changes_held` keeps other threads' changes out while the store writes its state, and
+`stored_log` says which stored log the copy in hand matches.
 """
 
 from __future__ import annotations
 
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -35,6 +40,7 @@ from promptkit.session.snapshot import SessionSnapshot
 T = TypeVar("T")
 S = TypeVar("S")
 E = TypeVar("E")
+R = TypeVar("R", bound="SessionRecorder")
 
 Subscriber = Callable[[object], None]
 """Called with each event after it was applied (and recorded, when a store is attached)."""
@@ -57,6 +63,16 @@ class SessionRecorder(Protocol):
         `unpersisted` are the changed slice types that are neither registered nor declared
         in-memory: their changes are not in `changes`.
         """
+
+
+@dataclass(frozen=True)
+class StoredLog:
+    """The stored log a session's copy in memory matches: where the store keeps it (a folder, a
+    database key) and its last record the copy holds, as (seq, checksum). A store refuses to
+    write a copy over a log that moved past it, which would drop the newer events."""
+
+    location: str
+    head: tuple[int, str]
 
 
 def new_session_id() -> str:
@@ -127,10 +143,7 @@ class Session:
         self._next_subscriber = 0
         self._seq = 0
         self._recorder: SessionRecorder | None = None
-        # The store directory this session's records live in, and the last record (seq,
-        # checksum) of that log this copy holds; both set by SessionStore.
-        self._store_dir: Path | None = None
-        self._store_head: tuple[int, str] | None = None
+        self._stored_log: StoredLog | None = None
 
     @property
     def session_id(self) -> str:
@@ -348,37 +361,68 @@ class Session:
             persisted.append({"slice": name, "op": change.op, "values": encoded})
         return persisted, tuple(unpersisted)
 
-    def _state(self) -> tuple[int, dict[type[Any], tuple[Any, ...]]]:
-        """Sequence number and slices; the caller holds `self._lock`."""
-        return self._seq, {t: s.values() for t, s in self._slices.items()}
-
-    def _attach_recorder(self, recorder: SessionRecorder, store_dir: Path) -> None:
-        """Route changes to `recorder` from now on; the caller holds `self._lock`."""
-        self._recorder = recorder
-        self._store_dir = store_dir
-
-    def _detach_recorder(self, recorder: SessionRecorder) -> None:
-        with self._lock:
-            if self._recorder is recorder:
-                self._recorder = None
+    # -- the seam a session store works through --------------------------------------------------
 
     @classmethod
-    def _restored(
+    def restore(
         cls,
         *,
         session_id: str,
         tags: Mapping[str, str],
         seq: int,
-        slices: Mapping[type[Any], list[Any]],
-        store_dir: Path,
-        store_head: tuple[int, str],
+        slices: Mapping[type[Any], Sequence[Any]],
+        stored_log: StoredLog | None = None,
     ) -> Session:
+        """A session holding `slices` after event number `seq`, as a store rebuilds one it
+        loaded; `stored_log` is the log it was loaded from. Reducers are code, not data: the
+        caller registers them again."""
         session = cls(session_id=session_id, tags=tags)
         session._slices = {t: _Slice(values) for t, values in slices.items() if values}
         session._seq = seq
-        session._store_dir = store_dir
-        session._store_head = store_head
+        session._stored_log = stored_log
         return session
+
+    @property
+    def stored_log(self) -> StoredLog | None:
+        """The stored log this copy matches (set when it is loaded, and when a store stops
+        recording it); None for a session never stored."""
+        with self._lock:
+            return self._stored_log
+
+    @contextmanager
+    def changes_held(self) -> Iterator[None]:
+        """Keep every other thread's change out until the block ends, so what the block reads
+        (`snapshot()`, `stored_log`) stays true while it writes it: a store writes a session's
+        state as its base, or stops recording it, in such a block. The block's own thread may
+        still dispatch."""
+        with self._lock:
+            yield
+
+    def attach_recorder(self, start: Callable[[], R]) -> R:
+        """Record every later change with the recorder `start()` returns, before it is applied.
+
+        With changes held: SessionError when a recorder is attached already (nothing is
+        started); else `start()` (which typically writes the current state as the store's base
+        and may raise to refuse), then every change goes to its recorder until
+        `detach_recorder`.
+        """
+        with self._lock:
+            if self._recorder is not None:
+                raise SessionError(
+                    f"session {self._session_id!r} is already attached to a store; "
+                    "close that attachment before attaching it again"
+                )
+            recorder = start()
+            self._recorder = recorder
+            return recorder
+
+    def detach_recorder(self, recorder: SessionRecorder, *, stored_log: StoredLog) -> None:
+        """Stop recording changes with `recorder` (when it is the one attached); the copy in
+        memory now matches `stored_log`, the log the recorder leaves behind."""
+        with self._lock:
+            if self._recorder is recorder:
+                self._recorder = None
+                self._stored_log = stored_log
 
 
 def _diff(

@@ -44,7 +44,7 @@ from promptkit.session.records import (
     stored_head,
     workspace_id,
 )
-from promptkit.session.session import Session
+from promptkit.session.session import Session, StoredLog
 
 __all__ = [
     "FsyncPolicy",
@@ -110,12 +110,9 @@ class SessionStore:
         )
         root = Path(workspace_root).expanduser().resolve()
         session_dir = self.session_dir(root, session.session_id)
-        with session._lock:
-            if session._recorder is not None:
-                raise SessionError(
-                    f"session {session.session_id!r} is already attached to a store; "
-                    "close that attachment before attaching it again"
-                )
+
+        def start() -> SessionAttachment:
+            # Called with the session's changes held, so the base it writes is its state.
             session_dir.mkdir(parents=True, exist_ok=True)
             _ignore_in_listings(self._state_root / "workspaces")
             attachment = SessionAttachment(
@@ -134,7 +131,9 @@ class SessionStore:
             except BaseException:
                 attachment.release()
                 raise
-            session._attach_recorder(attachment, session_dir)
+            return attachment
+
+        attachment = session.attach_recorder(start)
         with self._lock:
             self._attachments.append(attachment)
         _log.info(
@@ -175,13 +174,12 @@ class SessionStore:
         base, slices = read_base(session_dir / BASE_FILE, session_id)
         head = replay_events(session_dir / EVENTS_FILE, session_id, base, slices)
         check_head(head, metadata.head, session_dir)
-        return Session._restored(
+        return Session.restore(
             session_id=session_id,
             tags=metadata.tags,
             seq=head[0],
             slices=slices,
-            store_dir=session_dir,
-            store_head=head,
+            stored_log=StoredLog(str(session_dir), head),
         )
 
     def sessions(self, workspace_root: Path | str) -> tuple[StoredSession, ...]:
@@ -246,18 +244,18 @@ def _ignore_in_listings(folder: Path) -> None:
 
 def _require_current(session: Session, session_dir: Path) -> None:
     """Refuse to attach `session` over a stored session it is not the latest copy of."""
-    if session._store_dir != session_dir:
+    in_hand = session.stored_log
+    if in_hand is None or in_hand.location != str(session_dir):
         raise SessionError(
             f"session {session.session_id!r} already exists in {session_dir}; "
             f"continue it with store.load(workspace_root, {session.session_id!r}) "
             "or give this session another id"
         )
     on_disk = stored_head(session_dir)
-    in_hand = session._store_head
-    if on_disk is not None and in_hand is not None and on_disk != in_hand:
+    if on_disk is not None and on_disk != in_hand.head:
         raise SessionStaleError(
             f"session {session.session_id!r} in {session_dir} moved past the copy in hand: the"
-            f" stored log ends at seq {on_disk[0]}, this copy was loaded at seq {in_hand[0]}."
+            f" stored log ends at seq {on_disk[0]}, this copy was loaded at seq {in_hand.head[0]}."
             " Attaching it would drop the newer events; load the session again"
             f" (store.load(workspace_root, {session.session_id!r})) and re-apply your changes"
         )

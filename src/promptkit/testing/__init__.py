@@ -7,7 +7,7 @@ which an adapter or a digest section takes as `clock=` so a test moves time inst
 from promptkit.clock import FakeClock
 from promptkit.testing.fake_server import FakeProviderServer, RecordedRequest, Responder
 from promptkit.testing.replies import Finish, Reply, ReplyKind, ToolCall, Usage
-from promptkit.testing.wire import Endpoint
+from promptkit.wire import Endpoint
 
 __all__ = [
     "Endpoint",

@@ -7,7 +7,8 @@ SDKs send HTTP through their own stack, so a real server is the only seam that s
 send and parses what they receive. Each request takes the next reply from its endpoint's queue,
 then from the shared queue, then from the responder; with none left the server answers a loud,
 non-retryable 500 so a test never passes on a reply it did not script. A request the real API
-would refuse (`promptkit.testing.rules`) gets its 400 instead, in that API's error shape.
+would refuse gets its 400 instead, in that API's error shape. How each API is spoken (bodies,
+streams, errors, what it refuses) is in its own module, behind `FakeApi`.
 """
 
 from __future__ import annotations
@@ -24,26 +25,27 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import MappingProxyType, TracebackType
-from typing import Any, Self, get_args
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 from promptkit.errors import ArgumentTypeError, ArgumentValueError, InvalidStateError
 from promptkit.logging import get_logger
+from promptkit.testing._chat import FakeChatCompletions
+from promptkit.testing._fake_api import FakeApi, WireRenderError
+from promptkit.testing._messages import FakeMessages
+from promptkit.testing._responses import FakeResponses
 from promptkit.testing.replies import Reply
-from promptkit.testing.rules import request_problems
-from promptkit.testing.sse import stream_body
-from promptkit.testing.wire import (
-    Endpoint,
-    WireRenderError,
-    endpoint_for_path,
-    render_error,
-    render_message,
-    request_id_header,
-)
+from promptkit.wire import Endpoint
 
 _log = get_logger("promptkit.testing")
 
-_ENDPOINTS: tuple[Endpoint, ...] = get_args(Endpoint)
+_APIS: dict[Endpoint, FakeApi] = {
+    api.format.endpoint: api for api in (FakeResponses(), FakeChatCompletions(), FakeMessages())
+}
+_ENDPOINTS: tuple[Endpoint, ...] = tuple(_APIS)
+_PATHS: dict[str, Endpoint] = {api.format.path: endpoint for endpoint, api in _APIS.items()}
+# A path the fake does not serve is answered as OpenAI would (the error shape, the request id).
+_OTHER_PATHS = _APIS["responses"]
 _CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "proxy-authorization"})
 _MASK = "***"
 
@@ -277,7 +279,7 @@ class FakeProviderServer:
         self, method: str, target: str, header_items: Iterable[tuple[str, str]], raw_body: bytes
     ) -> RecordedRequest:
         path = urlsplit(target).path
-        endpoint = endpoint_for_path(path)
+        endpoint = _PATHS.get(path.rstrip("/"))
         headers: dict[str, str] = {}
         digests: set[str] = set()
         for raw_name, value in header_items:
@@ -327,11 +329,11 @@ class FakeProviderServer:
             return self._problem(
                 record, 400, f"FakeProviderServer: the body of {where} is not a JSON object"
             )
-        problems = request_problems(endpoint, request)
+        api = _APIS[endpoint]
+        problems = api.problems(request)
         if problems:
             # What the real API answers: a 400 in its own error shape, taking no scripted reply.
-            body = render_error(
-                endpoint,
+            body = api.error_body(
                 400,
                 f"FakeProviderServer refused {where} as the real API would: {problems[0]}",
                 error_type=None,
@@ -371,12 +373,11 @@ class FakeProviderServer:
         if reply.kind == "raw":
             headers = (
                 ("content-type", reply.content_type),
-                (request_id_header(endpoint), record.request_id),
+                (api.format.request_id_header, record.request_id),
             )
             return _Answer(status=reply.status, headers=headers, body=reply.raw_body)
         if reply.kind == "error":
-            body = render_error(
-                endpoint,
+            body = api.error_body(
                 reply.status,
                 reply.error_message,
                 error_type=reply.error_type,
@@ -384,14 +385,14 @@ class FakeProviderServer:
             )
             return _json_answer(reply.status, body, record, reply.headers)
         try:
-            body = render_message(endpoint, reply, request, record.index + 1)
+            body = api.body(reply, request, record.index + 1)
         except WireRenderError as exc:
             return self._problem(record, 500, f"FakeProviderServer: {exc}")
         if request.get("stream") is True:
-            stream = stream_body(endpoint, body, request)
+            stream = api.stream(body, request)
             headers = (
                 ("content-type", "text/event-stream"),
-                (request_id_header(endpoint), record.request_id),
+                (api.format.request_id_header, record.request_id),
             )
             return _Answer(status=200, headers=headers, body=stream)
         return _json_answer(200, body, record, ())
@@ -406,8 +407,8 @@ class FakeProviderServer:
     def _problem(self, record: RecordedRequest, status: int, message: str) -> _Answer:
         # A mistake in the test's script is not transient: x-should-retry stops both SDKs from
         # retrying it, so the test fails at once with this message.
-        body = render_error(
-            record.endpoint, status, message, error_type=None, request_id=record.request_id
+        body = _api_of(record).error_body(
+            status, message, error_type=None, request_id=record.request_id
         )
         return _json_answer(status, body, record, (("x-should-retry", "false"),))
 
@@ -421,10 +422,14 @@ def _json_answer(
     payload = json.dumps(body).encode("utf-8")
     headers = (
         ("content-type", "application/json"),
-        (request_id_header(record.endpoint), record.request_id),
+        (_api_of(record).format.request_id_header, record.request_id),
         *extra_headers,
     )
     return _Answer(status=status, headers=headers, body=payload)
+
+
+def _api_of(record: RecordedRequest) -> FakeApi:
+    return _OTHER_PATHS if record.endpoint is None else _APIS[record.endpoint]
 
 
 class _HTTPServer(ThreadingHTTPServer):

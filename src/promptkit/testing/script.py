@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from promptkit.errors import ArgumentTypeError, PromptkitError
+from promptkit.errors import ArgumentTypeError, UsageError
 from promptkit.testing.fake_server import RecordedRequest
 from promptkit.testing.replies import Reply, Usage
 
@@ -36,8 +36,9 @@ _REPLY_KINDS = ("text", "json", "error")
 _RULE_FIELDS = frozenset({"when", "usage", "delay", *_REPLY_KINDS})
 
 
-class ReplyScriptError(PromptkitError, ValueError):
-    """A reply script file is unreadable or malformed; the message says where."""
+class ReplyScriptError(UsageError, ValueError):
+    """A reply script file is unreadable or malformed; the message says where (a caller's
+    mistake: fix the file)."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ for a union of item kinds, the `type` (or `role`) literal that tells them apart.
   replayed as conversation input never carries a field the request does not accept (a field a
   newer API version added to the response, or one only responses have);
 - `request_type_problems(value, annotation)` lists unknown keys and missing required keys, which
-  `FakeProviderServer` refuses as the real APIs do.
+  `FakeProviderServer` refuses as the real APIs do (`WireFormat.request_type` is the annotation).
 
 Only structure is checked: keys and the item kinds of unions; scalar values are the SDK's and
 the provider's business. Both run once per reply item and per request, so an annotation is read

@@ -1,9 +1,13 @@
-"""The seam between the shared tool loop and one provider wire API (`WireCodec`).
+"""The one protocol between the shared adapter and a wire API (`WireApi`), and the values that
+cross it.
 
-A codec knows how one API spells a conversation: the request for a rendered prompt, how a reply
-carries text, tool calls and usage, how tool results go back, and the one SDK call that sends a
-request. It holds no state of its own; the conversation is a `WireConversation` value that grows
-by one model turn and its tool results per round.
+A `WireApi` knows everything about speaking one API: the request for a rendered prompt, earlier
+turns and tool results as the API's items, `ModelSettings` as its request fields, the SDK call
+that sends a request and the one that opens a stream, and how a reply or a stream's events
+decode into a `ModelTurn`. Each API is one private module of this package (`_responses`, `_chat`,
+`_messages`); the facts the fake server shares with it (names, strict rules, request types) are
+its `WireFormat` (`promptkit.wire`). A `WireApi` holds no state of its own: the conversation is
+a `WireConversation` value that grows by one model turn and its tool results per round.
 
 A request is sent through the SDK's raw-response variant, so the HTTP status and request id stay
 with the reply (`WireReply`): a reply that is not what the API promises (not JSON, `null`, a
@@ -17,11 +21,14 @@ import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
+from promptkit.adapters.conversation import Message
 from promptkit.adapters.response import FinishReason, TokenUsage
-from promptkit.errors import PromptkitError, ProviderMalformedReplyError
+from promptkit.adapters.settings import ModelSettings, UnsupportedSettingError
+from promptkit.errors import PromptkitError, ProviderError, ProviderMalformedReplyError
 from promptkit.prompt import RenderedPrompt
+from promptkit.wire import WireFormat
 
 
 @dataclass(frozen=True)
@@ -124,23 +131,67 @@ class WireConversation:
         return replace(self, fixed=fixed)
 
 
-class WireCodec(ABC):
-    """How one wire API (OpenAI Responses, Chat Completions, Anthropic Messages) is spoken."""
+class WireApi(ABC):
+    """How one wire API is spoken; the shared adapter asks nothing of an API but this."""
 
-    api: str
-    """Short name of the API, for messages and the execution record."""
+    format: ClassVar[WireFormat]
+    """The API's facts: its names, strict structured-output rules and request type."""
+    unsupported_settings: ClassVar[Mapping[str, str]] = {}
+    """`ModelSettings` field -> why the API cannot take it and what to do instead."""
+    refused_setting_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
+    """`ModelSettings` field -> values the API refuses although it takes the field."""
+
+    @property
+    def api(self) -> str:
+        """Short name of the API, for messages and the execution record."""
+        return self.format.api
+
+    # -- the request ------------------------------------------------------------------------
 
     @abstractmethod
     def start(self, rendered: RenderedPrompt[Any], user_message: str) -> WireConversation:
         """The first request: the rendered prompt as system text and `user_message` as the turn."""
 
     @abstractmethod
-    def read(self, response: Any) -> ModelTurn:
-        """Decode an SDK response object (`read_turn` guards it against malformed replies)."""
+    def history_items(self, messages: Sequence[Message]) -> list[Mapping[str, Any]]:
+        """Earlier turns `messages` as the conversation items of this API."""
 
     @abstractmethod
     def tool_results(self, replies: Sequence[ToolReply]) -> list[Mapping[str, Any]]:
         """The conversation items that carry `replies` back to the model."""
+
+    @abstractmethod
+    def settings_fields(self, settings: ModelSettings, *, has_tools: bool) -> dict[str, Any]:
+        """The request fields `settings` become, once `request_options` has checked them."""
+
+    def request_options(self, settings: ModelSettings, *, has_tools: bool) -> dict[str, Any]:
+        """The request fields `settings` become; `UnsupportedSettingError` for a setting this API
+        does not accept, raised before anything is sent."""
+        for name, value in settings.chosen().items():
+            reason = self.unsupported_settings.get(name)
+            if reason is not None:
+                raise UnsupportedSettingError(
+                    f"ModelSettings.{name}={value!r} is not supported on the {self.api} API:"
+                    f" {reason}"
+                )
+            if value in self.refused_setting_values.get(name, ()):
+                raise UnsupportedSettingError(
+                    f"ModelSettings.{name}={value!r} is not accepted by the {self.api} API;"
+                    " choose another value"
+                )
+        return self.settings_fields(settings, has_tools=has_tools)
+
+    # -- the reply --------------------------------------------------------------------------
+
+    @abstractmethod
+    def read(self, response: Any) -> ModelTurn:
+        """Decode an SDK response object (`read_turn` guards it against malformed replies)."""
+
+    @abstractmethod
+    def reply_shape(self) -> ReplyShape:
+        """What every reply of this API is (imports the SDK's response model)."""
+
+    # -- sending ----------------------------------------------------------------------------
 
     @abstractmethod
     def send_method(self, client: Any) -> Any:
@@ -148,15 +199,57 @@ class WireCodec(ABC):
         API's resource on `client`). The SDKs import a resource's module on first access: an
         adapter reaches for it in `prepare_client`, ahead of the first request."""
 
-    @abstractmethod
     def create(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> WireReply:
         """Send `request` with a sync SDK client; `timeout` None keeps the client's own."""
+        raw = self.send_method(client)(**request, **timeout_option(timeout))
+        return parsed_reply(raw, self.reply_shape())
 
-    @abstractmethod
     async def acreate(
         self, client: Any, request: Mapping[str, Any], timeout: float | None
     ) -> WireReply:
         """Send `request` with an async SDK client; `timeout` None keeps the client's own."""
+        raw = await self.send_method(client)(**request, **timeout_option(timeout))
+        return await aparsed_reply(raw, self.reply_shape())
+
+    # -- streaming --------------------------------------------------------------------------
+
+    @abstractmethod
+    def open_stream(self, client: Any, request: Mapping[str, Any], timeout: float | None) -> Any:
+        """The SDK stream for `request` (iterable, with `close()`); raises as `create` does."""
+
+    @abstractmethod
+    async def aopen_stream(
+        self, client: Any, request: Mapping[str, Any], timeout: float | None
+    ) -> Any:
+        """The async SDK stream (async iterable, with awaitable `close()`)."""
+
+    @abstractmethod
+    def stream_decoder(self) -> StreamDecoder:
+        """A decoder for one streamed reply."""
+
+
+class StreamDecoder(ABC):
+    """Reads the events of one streamed reply. The final turn is the API's own `read` of the
+    SDK's accumulated object, so a streamed reply and a plain one cannot disagree about text,
+    tool calls or usage."""
+
+    @abstractmethod
+    def feed(self, event: Any) -> str | None:
+        """Take one SDK event; return the text it adds to the reply, if any."""
+
+    @abstractmethod
+    def finished(self) -> Any:
+        """The accumulated reply object the API reads, or None when the stream ended early."""
+
+    def turn(self, api: WireApi) -> ModelTurn:
+        """The decoded reply, once the stream has ended."""
+        final = self.finished()
+        if final is None:
+            raise ProviderError(
+                f"the {api.api} stream ended before the reply was complete; the connection"
+                " may have been cut, retry the request"
+            )
+        return api.read(final)
 
 
 @dataclass(frozen=True)
@@ -198,16 +291,16 @@ async def aparsed_reply(raw: Any, shape: ReplyShape) -> WireReply:
     return _checked(raw, body, shape)
 
 
-def read_turn(codec: WireCodec, reply: WireReply) -> ModelTurn:
-    """`codec.read` of a reply; a field missing or of the wrong kind anywhere inside it becomes
+def read_turn(api: WireApi, reply: WireReply) -> ModelTurn:
+    """`api.read` of a reply; a field missing or of the wrong kind anywhere inside it becomes
     `ProviderMalformedReplyError` with the reply's status and request id."""
     try:
-        return codec.read(reply.body)
+        return api.read(reply.body)
     except PromptkitError:
         raise
     except (AttributeError, TypeError, KeyError, IndexError, ValueError) as error:
         raise ProviderMalformedReplyError(
-            f"the {codec.api} reply (HTTP {reply.status}{_ident(reply.request_id)}) is"
+            f"the {api.api} reply (HTTP {reply.status}{_ident(reply.request_id)}) is"
             f" malformed: {type(error).__name__}: {str(error)[:200]}; is the base URL an API"
             " of the right kind?",
             status=reply.status,

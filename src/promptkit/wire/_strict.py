@@ -3,8 +3,8 @@
 `OPENAI_STRICT` and `ANTHROPIC_STRICT` hold the documented rules (the JSON Schema keywords and
 string formats strict decoding supports, whether every property must be required, size limits);
 `strict_schema_problems` lists where a schema breaks them. The adapters use it to decide whether a
-shaped schema can go strict (`promptkit.adapters.schema`), and `FakeProviderServer` uses it to
-refuse what the real APIs refuse, so both read the rules from this one place. Tool names are
+shaped schema can go strict, and `FakeProviderServer` uses it to refuse what the real APIs
+refuse, so both read the rules from this one place. Tool names are
 checked against `tool_name_pattern` of the same dialect when a request is built.
 
 Sources: OpenAI's "Supported schemas" for Structured Outputs (subset of keywords, formats, every
