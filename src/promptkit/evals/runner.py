@@ -350,7 +350,7 @@ class _Run:
 
     def settings(self) -> dict[str, Any]:
         """What besides the texts decided the replies: the run's limits, the model's settings."""
-        from promptkit.adapters.base import WireAdapter
+        from promptkit.adapters import WireAdapter
 
         deadline = self.deadline
         if isinstance(deadline, timedelta):
