@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -40,8 +41,10 @@ REQUESTS = (
 )
 
 
-def serve_to_tools_list_s(path: Path, state_dir: Path) -> tuple[float, int]:
-    """Seconds from starting the server to its `tools/list` answer, and how many tools."""
+def serve_to_tools_list_s(path: Path, state_dir: Path) -> tuple[float, float, int]:
+    """Seconds from starting the server to its `tools/list` answer, the CPU seconds the server
+    used in all (its start, the answers and its exit when stdin closes: on a busy machine the
+    CPU time varies far less than the wall time), and how many tools it listed."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [
@@ -60,6 +63,7 @@ def serve_to_tools_list_s(path: Path, state_dir: Path) -> tuple[float, int]:
         text=True,
     )
     assert process.stdin is not None and process.stdout is not None
+    elapsed, tools = 0.0, 0
     try:
         process.stdin.write("".join(json.dumps(request) + "\n" for request in REQUESTS))
         process.stdin.flush()
@@ -71,11 +75,16 @@ def serve_to_tools_list_s(path: Path, state_dir: Path) -> tuple[float, int]:
             message = json.loads(line)
             if message.get("id") == 2:
                 elapsed = time.perf_counter() - started
-                return elapsed, len(message["result"]["tools"])
-        raise RuntimeError(f"no tools/list answer within {ANSWER_TIMEOUT_S:g}s")
+                tools = len(message["result"]["tools"])
+                break
+        else:
+            raise RuntimeError(f"no tools/list answer within {ANSWER_TIMEOUT_S:g}s")
     finally:
         process.stdin.close()
-        process.wait(timeout=ANSWER_TIMEOUT_S)
+    # Closing stdin ends a stdio server; wait4 reaps it and reports the CPU it used.
+    _, _, usage = os.wait4(process.pid, 0)
+    process.returncode = 0
+    return elapsed, usage.ru_utime + usage.ru_stime, tools
 
 
 def command_s(*argv: str) -> float:
@@ -92,11 +101,12 @@ def main() -> None:
     arguments = parser.parse_args()
     path = Path(arguments.path).resolve()
     state_dir = REPO_ROOT / ".venv" / "mcp-bench-state"
-    serve, interpreter, help_text = [], [], []
+    serve, serve_cpu, interpreter, help_text = [], [], [], []
     tools = 0
     for _ in range(arguments.samples):
-        elapsed, tools = serve_to_tools_list_s(path, state_dir)
+        elapsed, cpu, tools = serve_to_tools_list_s(path, state_dir)
         serve.append(elapsed)
+        serve_cpu.append(cpu)
         interpreter.append(command_s("-c", "pass"))
         help_text.append(command_s("-m", "promptkit", "--help"))
     serve_s = statistics.median(serve)
@@ -104,6 +114,7 @@ def main() -> None:
     help_s = statistics.median(help_text)
     print(f"workspace: {path} ({tools} tools listed)")
     print(f"mcp serve to tools/list: {serve_s * 1000:.0f} ms (median of {arguments.samples})")
+    print(f"  its CPU time in all:   {statistics.median(serve_cpu) * 1000:.0f} ms (user + system)")
     print(f"python -c pass:          {interpreter_s * 1000:.0f} ms (baseline, same run)")
     print(f"promptkit --help:        {help_s * 1000:.0f} ms (baseline, same run)")
     print(
