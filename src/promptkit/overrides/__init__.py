@@ -5,16 +5,31 @@ file per (namespace, prompt, tag) under `overrides/`, safe under concurrent writ
 `SharedSectionStore` adds sections shared by every prompt with the same section key.
 """
 
-from promptkit.overrides.check import OverrideProblem, check_overrides
-from promptkit.overrides.local import LocalPromptOverridesStore
-from promptkit.overrides.shared import SharedSectionOverride, SharedSectionStore
-from promptkit.overrides.store import PromptOverridesStore
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-__all__ = [
-    "LocalPromptOverridesStore",
-    "OverrideProblem",
-    "PromptOverridesStore",
-    "SharedSectionOverride",
-    "SharedSectionStore",
-    "check_overrides",
-]
+__all__: list[str]  # assigned below from the export table
+
+if TYPE_CHECKING:
+    from promptkit.overrides.check import (
+        OverrideProblem as OverrideProblem,
+        check_overrides as check_overrides,
+    )
+    from promptkit.overrides.local import LocalPromptOverridesStore as LocalPromptOverridesStore
+    from promptkit.overrides.shared import (
+        SharedSectionOverride as SharedSectionOverride,
+        SharedSectionStore as SharedSectionStore,
+    )
+    from promptkit.overrides.store import PromptOverridesStore as PromptOverridesStore
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.overrides.check": ("OverrideProblem", "check_overrides"),
+            "promptkit.overrides.local": ("LocalPromptOverridesStore",),
+            "promptkit.overrides.shared": ("SharedSectionOverride", "SharedSectionStore"),
+            "promptkit.overrides.store": ("PromptOverridesStore",),
+        },
+    )

@@ -4,20 +4,35 @@ real SDK clients, with scripted `Reply` values and a record of every request; an
 which an adapter or a digest section takes as `clock=` so a test moves time instead of sleeping.
 """
 
-from promptkit.clock import FakeClock
-from promptkit.testing.fake_server import FakeProviderServer, RecordedRequest, Responder
-from promptkit.testing.replies import Finish, Reply, ReplyKind, ToolCall, Usage
-from promptkit.wire import Endpoint
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-__all__ = [
-    "Endpoint",
-    "FakeClock",
-    "FakeProviderServer",
-    "Finish",
-    "RecordedRequest",
-    "Reply",
-    "ReplyKind",
-    "Responder",
-    "ToolCall",
-    "Usage",
-]
+__all__: list[str]  # assigned below from the export table
+
+if TYPE_CHECKING:
+    from promptkit.clock import FakeClock as FakeClock
+    from promptkit.testing.fake_server import (
+        FakeProviderServer as FakeProviderServer,
+        RecordedRequest as RecordedRequest,
+        Responder as Responder,
+    )
+    from promptkit.testing.replies import (
+        Finish as Finish,
+        Reply as Reply,
+        ReplyKind as ReplyKind,
+        ToolCall as ToolCall,
+        Usage as Usage,
+    )
+    from promptkit.wire import Endpoint as Endpoint
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.clock": ("FakeClock",),
+            "promptkit.testing.fake_server": ("FakeProviderServer", "RecordedRequest", "Responder"),
+            "promptkit.testing.replies": ("Finish", "Reply", "ReplyKind", "ToolCall", "Usage"),
+            "promptkit.wire": ("Endpoint",),
+        },
+    )
