@@ -13,7 +13,25 @@ __all__: list[str]  # assigned below from the declared imports
 
 if TYPE_CHECKING:
     from promptkit.adapters._anthropic import AnthropicAdapter as AnthropicAdapter
+    from promptkit.adapters._events import (
+        ResponseCompleted as ResponseCompleted,
+        StreamEvent as StreamEvent,
+        TextDelta as TextDelta,
+        ToolCallFinished as ToolCallFinished,
+        ToolCallStarted as ToolCallStarted,
+        UsageReported as UsageReported,
+        response_of as response_of,
+    )
+    from promptkit.adapters._loop import MAX_TOOL_CALLS_PER_REPLY as MAX_TOOL_CALLS_PER_REPLY
     from promptkit.adapters._openai import OpenAIAdapter as OpenAIAdapter
+    from promptkit.adapters._options import (
+        DEFAULT_MAX_TOOL_ROUNDS as DEFAULT_MAX_TOOL_ROUNDS,
+        DEFAULT_OUTPUT_RETRIES as DEFAULT_OUTPUT_RETRIES,
+        DEFAULT_OVERRIDES_TAG as DEFAULT_OVERRIDES_TAG,
+        DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE,
+        CallOptions as CallOptions,
+    )
+    from promptkit.adapters._tools import MAX_TOOL_RESULT_BYTES as MAX_TOOL_RESULT_BYTES
     from promptkit.adapters._wire_adapter import WireAdapter as WireAdapter
     from promptkit.adapters._wire_api import (
         ModelTurn as ModelTurn,
@@ -34,7 +52,6 @@ if TYPE_CHECKING:
         ModelPrice as ModelPrice,
         PriceTable as PriceTable,
     )
-    from promptkit.adapters.loop import DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE
     from promptkit.adapters.record import (
         ExecutionRecord as ExecutionRecord,
         write_manifest as write_manifest,
@@ -52,14 +69,6 @@ if TYPE_CHECKING:
     from promptkit.adapters.settings import (
         ModelSettings as ModelSettings,
         UnsupportedSettingError as UnsupportedSettingError,
-    )
-    from promptkit.adapters.streaming import (
-        ResponseCompleted as ResponseCompleted,
-        StreamEvent as StreamEvent,
-        TextDelta as TextDelta,
-        ToolCallFinished as ToolCallFinished,
-        ToolCallStarted as ToolCallStarted,
-        UsageReported as UsageReported,
     )
     from promptkit.durable import write_atomically as write_atomically
 else:

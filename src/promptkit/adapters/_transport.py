@@ -21,6 +21,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from promptkit.adapters._deadline import Deadline
+from promptkit.adapters._events import TextDelta
+from promptkit.adapters._loop import SendRequest
 from promptkit.adapters._wire_api import StreamDecoder, WireApi, WireReply
 from promptkit.adapters.attempts import (
     DeadlinePassedError,
@@ -28,7 +31,6 @@ from promptkit.adapters.attempts import (
     call_within,
     send_until_deadline,
 )
-from promptkit.adapters.loop import Deadline, SendRequest
 from promptkit.errors import PromptkitError, ProviderConnectionError, ProviderTimeoutError
 
 Translate = Callable[..., PromptkitError | None]
@@ -95,7 +97,7 @@ class Transport:
 
     # -- one reply, streamed ----------------------------------------------------------------
 
-    def receive(self, step: SendRequest, decoder: StreamDecoder) -> Iterator[str]:
+    def receive(self, step: SendRequest, decoder: StreamDecoder) -> Iterator[TextDelta]:
         """The text of `step`'s reply as it arrives, each SDK event fed to `decoder`."""
         where = self._where(step)
         deadline = self.deadline
@@ -115,7 +117,7 @@ class Transport:
             for event in _events_within(opened, deadline):
                 text = decoder.feed(event)
                 if text:
-                    yield text
+                    yield TextDelta(text, step.number)
         except (_StreamDeadlineError, DeadlinePassedError):
             raise deadline.exceeded(f"while receiving {where}") from None
         except PromptkitError:
@@ -123,7 +125,7 @@ class Transport:
         except Exception as error:
             raise self._translated(error, where) from None
 
-    async def areceive(self, step: SendRequest, decoder: StreamDecoder) -> AsyncIterator[str]:
+    async def areceive(self, step: SendRequest, decoder: StreamDecoder) -> AsyncIterator[TextDelta]:
         """`receive` for asyncio."""
         where = self._where(step)
         deadline = self.deadline
@@ -143,7 +145,7 @@ class Transport:
                             break
                     text = decoder.feed(event)
                     if text:
-                        yield text
+                        yield TextDelta(text, step.number)
             finally:
                 await stream.close()
         except TimeoutError:

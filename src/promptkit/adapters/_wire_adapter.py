@@ -2,33 +2,30 @@
 every provider: a provider's adapter only names its SDK (`ProviderSdk`) and chooses the
 `WireApi`.
 
-`evaluate` and `aevaluate` drive the same `tool_loop` (see `promptkit.adapters.loop`) inside one
-`Evaluation` (`promptkit.adapters.evaluation`); only how a request is sent and a tool is run
-differs. Requests go through a `Transport`, which holds the deadline around each of them.
+`evaluate`, `aevaluate`, `stream` and `astream` each check their options into one `Evaluation`
+and hand it to the one driver (`_driver.drive`), performed blocking or with asyncio; the tool
+loop inside it is written once too (`_loop`).
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
-from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar, Unpack
 
-from promptkit.adapters._transport import Transport
-from promptkit.adapters._wire_api import ModelTurn, WireApi
+from promptkit.adapters._driver import alast_response, drive, last_response, run_async, run_blocking
+from promptkit.adapters._evaluation import Evaluation
+from promptkit.adapters._events import StreamEvent
+from promptkit.adapters._options import CallOptions
+from promptkit.adapters._wire_api import WireApi
 from promptkit.adapters.base import ProviderAdapter
 from promptkit.adapters.clients import ClientPair
-from promptkit.adapters.conversation import Message
 from promptkit.adapters.cost import DEFAULT_PRICES, PriceTable
-from promptkit.adapters.evaluation import CallArgs, CallOptions, Evaluation
 from promptkit.adapters.local_servers import with_local_server_key, with_schema_hint
-from promptkit.adapters.loop import Deadline, SendRequest, Step
 from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.settings import ModelSettings
-from promptkit.adapters.streaming import StreamEvent, astream_evaluation, stream_evaluation
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import (
     ArgumentTypeError,
@@ -36,7 +33,7 @@ from promptkit.errors import (
     PromptkitError,
     ProviderAuthenticationError,
 )
-from promptkit.prompt import OverridesLookup, Prompt
+from promptkit.prompt import Prompt
 from promptkit.session import Session
 
 StructuredOutputMode = Literal["native", "prompt"]
@@ -180,173 +177,53 @@ class WireAdapter(ProviderAdapter):
                 " client_kwargs={'api_key': ...} or client=...)"
             ) from None
 
+    # -- the four ways to run: one driver ------------------------------------------------------
+
     def evaluate(
         self,
         prompt: Prompt[OutputT],
         *params: Any,
         session: Session,
-        overrides_store: OverridesLookup | None = None,
-        overrides_tag: str = "latest",
-        deadline: float | timedelta | None = None,
-        max_tool_rounds: int = 16,
-        output_dir: str | Path | None = None,
-        user_message: str | None = None,
-        messages: Sequence[Message] | None = None,
-        conversation: str | None = None,
-        settings: ModelSettings | None = None,
-        output_retries: int = 1,
-        deps: Any = None,
+        **options: Unpack[CallOptions],
     ) -> PromptResponse[OutputT]:
-        run = Evaluation(
-            self,
-            prompt,
-            session=session,
-            deadline=deadline,
-            max_tool_rounds=max_tool_rounds,
-            output_dir=output_dir,
-            user_message=user_message,
-            call=CallOptions(
-                messages=messages,
-                conversation=conversation,
-                settings=self.settings.merged(settings),
-                output_retries=output_retries,
-                deps=deps,
-                prices=self.prices,
-            ),
+        run = Evaluation(self, prompt, session, options, method="evaluate")
+        return last_response(
+            run_blocking(drive(run, params, connect=self.sync_client, streamed=False))
         )
-        try:
-            rendered = run.render(params, overrides_store, overrides_tag)
-            client = self.sync_client()
-            codec = self.wire_api()
-            transport = self.transport(codec, client, run.deadline)
-            turn = self._drive(run.steps(rendered, codec), transport)
-            response = run.finish(rendered, turn)
-        except BaseException as error:
-            run.record_failure(error)
-            raise
-        run.record_success(response)
-        return response
 
     async def aevaluate(
         self,
         prompt: Prompt[OutputT],
         *params: Any,
         session: Session,
-        overrides_store: OverridesLookup | None = None,
-        overrides_tag: str = "latest",
-        deadline: float | timedelta | None = None,
-        max_tool_rounds: int = 16,
-        output_dir: str | Path | None = None,
-        user_message: str | None = None,
-        messages: Sequence[Message] | None = None,
-        conversation: str | None = None,
-        settings: ModelSettings | None = None,
-        output_retries: int = 1,
-        deps: Any = None,
+        **options: Unpack[CallOptions],
     ) -> PromptResponse[OutputT]:
-        run = Evaluation(
-            self,
-            prompt,
-            session=session,
-            deadline=deadline,
-            max_tool_rounds=max_tool_rounds,
-            output_dir=output_dir,
-            user_message=user_message,
-            call=CallOptions(
-                messages=messages,
-                conversation=conversation,
-                settings=self.settings.merged(settings),
-                output_retries=output_retries,
-                deps=deps,
-                prices=self.prices,
-            ),
+        run = Evaluation(self, prompt, session, options, method="aevaluate")
+        return await alast_response(
+            run_async(drive(run, params, connect=self.async_client, streamed=False))
         )
-        try:
-            rendered = run.render(params, overrides_store, overrides_tag)
-            client = self.async_client()
-            codec = self.wire_api()
-            transport = self.transport(codec, client, run.deadline)
-            turn = await self._adrive(run.steps(rendered, codec), transport)
-            response = run.finish(rendered, turn)
-        except BaseException as error:
-            run.record_failure(error)
-            raise
-        run.record_success(response)
-        return response
 
     def stream(
-        self, prompt: Prompt[OutputT], *params: Any, session: Session, **options: Unpack[CallArgs]
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions],
     ) -> Iterator[StreamEvent[OutputT]]:
         """`evaluate` as it happens: `TextDelta`s as each reply arrives, `UsageReported` per
         reply, `ToolCallStarted`/`ToolCallFinished` per tool call, and last `ResponseCompleted`
-        with the `PromptResponse`. Takes `evaluate`'s keyword arguments; nothing is sent until
-        the first event is read."""
-        run = self._evaluation(prompt, session, options)
-        store, tag = options.get("overrides_store"), options.get("overrides_tag", "latest")
-        return stream_evaluation(self, run, params, store, tag)
+        with the `PromptResponse`. Takes `evaluate`'s options; nothing is sent until the first
+        event is read."""
+        run = Evaluation(self, prompt, session, options, method="stream")
+        return run_blocking(drive(run, params, connect=self.sync_client, streamed=True))
 
     def astream(
-        self, prompt: Prompt[OutputT], *params: Any, session: Session, **options: Unpack[CallArgs]
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions],
     ) -> AsyncIterator[StreamEvent[OutputT]]:
         """`stream` for asyncio (`async for event in adapter.astream(...)`)."""
-        run = self._evaluation(prompt, session, options)
-        store, tag = options.get("overrides_store"), options.get("overrides_tag", "latest")
-        return astream_evaluation(self, run, params, store, tag)
-
-    def _evaluation(
-        self, prompt: Prompt[OutputT], session: Session, options: CallArgs
-    ) -> Evaluation[OutputT]:
-        return Evaluation(
-            self,
-            prompt,
-            session=session,
-            deadline=options.get("deadline"),
-            max_tool_rounds=options.get("max_tool_rounds", 16),
-            output_dir=options.get("output_dir"),
-            user_message=options.get("user_message"),
-            call=CallOptions(
-                messages=options.get("messages"),
-                conversation=options.get("conversation"),
-                settings=self.settings.merged(options.get("settings")),
-                output_retries=options.get("output_retries", 1),
-                deps=options.get("deps"),
-                prices=self.prices,
-            ),
-        )
-
-    # -- drivers ------------------------------------------------------------------------------
-
-    def transport(self, api: WireApi, client: Any, deadline: Deadline) -> Transport:
-        """The requests of one evaluation with `client`."""
-        return Transport(api, client, deadline, self.translate_error, self.provider, self.model)
-
-    def _drive(self, steps: Generator[Step, Any, ModelTurn], transport: Transport) -> ModelTurn:
-        reply: Any = None
-        try:
-            while True:
-                try:
-                    step = steps.send(reply)
-                except StopIteration as finished:
-                    turn: ModelTurn = finished.value
-                    return turn
-                reply = transport.send(step) if isinstance(step, SendRequest) else step.run()
-        finally:
-            steps.close()
-
-    async def _adrive(
-        self, steps: Generator[Step, Any, ModelTurn], transport: Transport
-    ) -> ModelTurn:
-        reply: Any = None
-        try:
-            while True:
-                try:
-                    step = steps.send(reply)
-                except StopIteration as finished:
-                    turn: ModelTurn = finished.value
-                    return turn
-                if isinstance(step, SendRequest):
-                    reply = await transport.asend(step)
-                else:
-                    reply = await step.arun()
-        finally:
-            steps.close()
+        run = Evaluation(self, prompt, session, options, method="astream")
+        return run_async(drive(run, params, connect=self.async_client, streamed=True))

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from promptkit.adapters.loop import Deadline
+from promptkit.adapters._deadline import Deadline
 from promptkit.adapters.provider_errors import RETRY_COUNT_HEADER
 
 T = TypeVar("T")

@@ -13,13 +13,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
-from promptkit.adapters.conversation import Message
+from promptkit.adapters._options import CallOptions
 from promptkit.adapters.response import PromptResponse
-from promptkit.adapters.settings import ModelSettings
 from promptkit.clock import SYSTEM_CLOCK, Clock
-from promptkit.prompt import OverridesLookup, Prompt
+from promptkit.prompt import Prompt
 from promptkit.session import Session, SessionProtocol
 
 if TYPE_CHECKING:
@@ -65,29 +64,15 @@ class ProviderAdapter(ABC):
         prompt: Prompt[OutputT],
         *params: Any,
         session: Session,
-        overrides_store: OverridesLookup | None = None,
-        overrides_tag: str = "latest",
-        deadline: float | timedelta | None = None,
-        max_tool_rounds: int = 16,
-        output_dir: str | Path | None = None,
-        user_message: str | None = None,
-        messages: Sequence[Message] | None = None,
-        conversation: str | None = None,
-        settings: ModelSettings | None = None,
-        output_retries: int = 1,
-        deps: Any = None,
+        **options: Unpack[CallOptions],
     ) -> PromptResponse[OutputT]:
         """Run `prompt` rendered with `params` and return the model's answer.
 
-        `deadline` bounds the whole evaluation (every request and tool round), as seconds or a
-        timedelta from the call. `user_message` is the user turn after the rendered prompt
-        (default `DEFAULT_USER_MESSAGE`). With `output_dir`, `manifest.json` records the run.
-
-        `messages` are earlier turns to continue (an earlier response's `messages`);
-        `conversation` names a conversation kept in `session` instead, read before and extended
-        after the call. `settings` override the adapter's `ModelSettings` field by field. A
-        reply that fails to parse into the output type goes back to the model with the error up
-        to `output_retries` times. `deps` reaches tool handlers as `ToolContext.deps`.
+        The options (`CallOptions`, every one optional) bound the run (`deadline`,
+        `max_tool_rounds`), render the prompt (`overrides_store`, `overrides_tag`), continue a
+        conversation (`messages`, or `conversation` kept in `session`), choose the request
+        `settings`, the `user_message` and how often an unparsable reply is retried
+        (`output_retries`), give tool handlers `deps`, and record the run in `output_dir`.
         """
 
     @abstractmethod
@@ -96,17 +81,7 @@ class ProviderAdapter(ABC):
         prompt: Prompt[OutputT],
         *params: Any,
         session: Session,
-        overrides_store: OverridesLookup | None = None,
-        overrides_tag: str = "latest",
-        deadline: float | timedelta | None = None,
-        max_tool_rounds: int = 16,
-        output_dir: str | Path | None = None,
-        user_message: str | None = None,
-        messages: Sequence[Message] | None = None,
-        conversation: str | None = None,
-        settings: ModelSettings | None = None,
-        output_retries: int = 1,
-        deps: Any = None,
+        **options: Unpack[CallOptions],
     ) -> PromptResponse[OutputT]:
         """`evaluate` for asyncio: same arguments, same result, same events."""
 
@@ -114,7 +89,7 @@ class ProviderAdapter(ABC):
         """Build now what the first `evaluate` request needs and can be built ahead (a no-op
         here). An SDK adapter builds its client, importing the SDK: that is a large share of
         a command's start, and a caller can overlap it with work running in other processes
-        (`promptkit.workspace.begin_selection`). Raises what `evaluate` would for a client that
+        (`promptkit.hostfiles.begin_selection`). Raises what `evaluate` would for a client that
         cannot be built."""
         return  # an adapter without an SDK client has nothing to build ahead
 
@@ -137,8 +112,9 @@ class ProviderAdapter(ABC):
         exclude: Sequence[str] = (),
         leave_out: Sequence[str | os.PathLike[str]] = (),
     ) -> OptimizationResult:
-        """Have this adapter's model write the workspace digest of `prompt` and store it (seed
-        004); `promptkit.optimize.optimize_workspace_digest` with a `ModelDigestWriter`.
+        """Have this adapter's model write the workspace digest of `prompt` and store it (as the
+        workspace digest specification puts it on the adapter);
+        `promptkit.optimize.optimize_workspace_digest` with a `ModelDigestWriter`.
 
         The prompt needs a `WorkspaceDigestSection` and a workspace section; GLOBAL scope needs
         `overrides_store` and `overrides_tag`. Those are checked before any request is sent
@@ -148,13 +124,8 @@ class ProviderAdapter(ABC):
         operator wrote unless `overwrite_operator=True`. The run happens on
         `optimization_session` (default: a new Session); `deadline` and `max_tool_rounds` bound
         it as for `evaluate`, and `output_dir` receives `manifest.json`,
-        `workspace.manifest.json` and `digest.md`.
-        (`OptimizationError`). SESSION stores the digest in `session`; GLOBAL writes it as an
-        override of the digest section (and as the shared entry of its key) and clears the
-        session's digest. The run happens on `optimization_session` (default: a new Session);
-        `deadline` and `max_tool_rounds` bound it as for `evaluate`, and `output_dir` receives
-        `manifest.json`, `workspace.manifest.json` and `digest.md`. `include`, `exclude` and
-        `leave_out` narrow what the digest describes (see `optimize_workspace_digest`).
+        `workspace.manifest.json` and `digest.md`. `include`, `exclude` and `leave_out` narrow
+        what the digest describes (see `optimize_workspace_digest`).
         """
         # The seed puts optimize on the adapter, but the workflow builds on adapters (and on
         # digests, workspaces and overrides, which adapters know nothing of): it is imported

@@ -1,6 +1,6 @@
 """The execution record: `manifest.json` in an output directory, written atomically.
 
-The format is the minimal execution record of the skill-artifact RFC (seed 003): `status`
+The format is the minimal execution record of the skill-artifact RFC: `status`
 (`completed`, `failed` or `running`), `outcome` (`success`, `failure` or `needs_human`),
 `duration` as seconds with an `s` suffix, `artifacts` (paths relative to the output directory),
 `metadata`, and `error` only when the outcome is a failure. Every file goes through

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic_core import to_jsonable_python
-
 from promptkit.adapters.conversation import Message
 from promptkit.prompt import ToolResult
 from promptkit.session import PromptExecuted, SessionProtocol
@@ -143,11 +141,3 @@ class PromptResponse(Generic[OutputT]):
     def is_truncated(self) -> bool:
         """Whether the answer was cut off before it was complete."""
         return self.finish_reason in ("length", "content_filter")
-
-
-def json_ready(value: Any) -> Any:
-    """`value` as JSON values only (what a session stores); unknown objects become their repr."""
-    try:
-        return to_jsonable_python(value, fallback=repr, inf_nan_mode="null")
-    except Exception:  # a value whose own serialiser fails is recorded by its repr instead
-        return repr(value)

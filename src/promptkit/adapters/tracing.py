@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from promptkit.jsonable import json_ready
 from promptkit.secrets import redact_secrets
 
 CAPTURE_CONTENT_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
@@ -262,4 +263,4 @@ def _fail(trace: Any, span: Any, error: BaseException) -> None:
 
 
 def _redacted_json(value: Any) -> str:
-    return redact_secrets(json.dumps(value, default=repr, ensure_ascii=False))
+    return redact_secrets(json.dumps(json_ready(value), ensure_ascii=False))

@@ -217,10 +217,11 @@ def _configure_logging(args: argparse.Namespace) -> None:
         sys.modules["rich"] = None  # type: ignore[assignment]  # `import rich` fails meanwhile
     try:
         from promptkit.logging import configure
+
+        configure(format=args.log_format, level=args.log_level)  # imports structlog
     finally:
         if hides_rich:
             del sys.modules["rich"]
-    configure(format=args.log_format, level=args.log_level)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

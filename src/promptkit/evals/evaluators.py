@@ -152,7 +152,7 @@ class JsonFieldEquals:
         if not present:
             return Score(0.0, f"{self.path} is missing from the output")
         matched = actual == expected
-        reason = f"{self.path} = {_short(json.dumps(actual, default=repr))}"
+        reason = f"{self.path} = {_short(json.dumps(actual))}"
         return Score.of(
             matched, reason if matched else f"{reason}, expected {_short(repr(expected))}"
         )
@@ -195,7 +195,7 @@ def output_json(response: PromptResponse[Any]) -> Any:
     """The structured output as JSON values; the reply text parsed as JSON when there is none
     (None when it is not JSON)."""
     if response.output is not None:
-        from promptkit.adapters.response import json_ready
+        from promptkit.jsonable import json_ready
 
         return json_ready(response.output)
     try:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from promptkit.errors import ModelOutputError
 from promptkit.evals.dataset import Case
 from promptkit.evals.evaluators import Score
+from promptkit.jsonable import json_ready
 from promptkit.prompt import MarkdownSection, OverridesLookup, Prompt, TextSection
 
 if TYPE_CHECKING:
@@ -115,4 +116,4 @@ def _as_text(expected: Any) -> str:
         return ""
     if isinstance(expected, str):
         return expected
-    return json.dumps(expected, ensure_ascii=False, default=repr)
+    return json.dumps(json_ready(expected), ensure_ascii=False)

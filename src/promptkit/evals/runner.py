@@ -26,6 +26,7 @@ from datetime import timedelta
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from promptkit.adapters import DEFAULT_MAX_TOOL_ROUNDS
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentTypeError, ArgumentValueError
 from promptkit.evals.dataset import Case, Dataset
@@ -57,7 +58,7 @@ def run_evaluation(
     overrides_store: OverridesLookup | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     deadline: float | timedelta | None = None,
-    max_tool_rounds: int = 16,
+    max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
     on_result: ResultListener | None = None,
     clock: Clock = SYSTEM_CLOCK,
 ) -> EvaluationReport:
@@ -124,7 +125,7 @@ async def arun_evaluation(
     overrides_store: OverridesLookup | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     deadline: float | timedelta | None = None,
-    max_tool_rounds: int = 16,
+    max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
     on_result: ResultListener | None = None,
     clock: Clock = SYSTEM_CLOCK,
 ) -> EvaluationReport:

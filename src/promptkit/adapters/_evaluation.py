@@ -1,33 +1,35 @@
-"""One `evaluate` call from start to finish: render, events, the parsed response, the record.
+"""One call from start to finish, however it runs: render, session events, the parsed response,
+the execution record.
 
-`Evaluation` holds what one call needs besides the loop itself: its arguments (checked), its
-clock and deadline, the tally of requests and tool calls, and the execution record written to
-`output_dir` on success or failure. Adapters create one per call and share none.
+`Evaluation` holds what one call needs besides the loop itself: its options (`CallOptions`, read
+and checked here, the one place they are used), its clock and deadline, the tally of requests
+and tool calls, and the execution record written to `output_dir` on success or failure. Adapters
+create one per call and share none.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from collections.abc import Generator
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from promptkit.adapters._deadline import Deadline
+from promptkit.adapters._loop import LoopOptions, LoopTally, Step, tool_loop
+from promptkit.adapters._options import (
+    CALL_OPTION_NAMES,
+    DEFAULT_MAX_TOOL_ROUNDS,
+    DEFAULT_OUTPUT_RETRIES,
+    DEFAULT_OVERRIDES_TAG,
+    DEFAULT_USER_MESSAGE,
+    CallOptions,
+)
+from promptkit.adapters._transport import Transport
 from promptkit.adapters._wire_api import ModelTurn, WireApi
 from promptkit.adapters.conversation import (
-    Message,
     check_messages,
     conversation_messages,
     keep_messages,
-)
-from promptkit.adapters.cost import DEFAULT_PRICES, PriceTable
-from promptkit.adapters.loop import (
-    DEFAULT_USER_MESSAGE,
-    Deadline,
-    LoopOptions,
-    LoopTally,
-    Step,
-    tool_loop,
 )
 from promptkit.adapters.record import (
     ExecutionRecord,
@@ -35,7 +37,7 @@ from promptkit.adapters.record import (
     write_manifest,
     write_record_json,
 )
-from promptkit.adapters.response import PromptResponse, json_ready
+from promptkit.adapters.response import PromptResponse
 from promptkit.adapters.settings import ModelSettings
 from promptkit.adapters.tracing import EvaluationTrace
 from promptkit.durable import write_atomically
@@ -47,14 +49,14 @@ from promptkit.errors import (
     OutputParseError,
     OutputTruncatedError,
 )
+from promptkit.jsonable import json_ready
 from promptkit.logging import get_logger
-from promptkit.prompt import OverridesLookup, Prompt, RenderedPrompt, parse_structured_output
-from promptkit.prompt.params import type_adapter
+from promptkit.prompt import Prompt, RenderedPrompt, parse_structured_output
 from promptkit.secrets import redact_secrets
 from promptkit.session import PromptExecuted, PromptRendered, Session
 
 if TYPE_CHECKING:
-    from promptkit.adapters.base import ProviderAdapter
+    from promptkit.adapters._wire_adapter import WireAdapter
 
 OutputT = TypeVar("OutputT")
 
@@ -64,92 +66,70 @@ RESPONSE_ARTIFACT = "response.json"
 RAW_OUTPUT_ARTIFACT = "raw_output.txt"
 
 
-@dataclass(frozen=True)
-class CallOptions:
-    """The per-call choices of `evaluate` beyond the prompt and its params: earlier turns
-    (`messages`, or the session conversation named `conversation`), the request settings
-    (already merged with the adapter's), output retries and the tools' `deps`."""
+class Evaluation(Generic[OutputT]):
+    """One call of `adapter` on `prompt`: its options (checked), clock, deadline, the tally of
+    requests and tool calls, its trace and its execution record."""
 
-    messages: Sequence[Message] | None = None
-    conversation: str | None = None
-    settings: ModelSettings = field(default_factory=ModelSettings)
-    output_retries: int = 1
-    deps: Any = None
-    prices: PriceTable = DEFAULT_PRICES
-
-    def __post_init__(self) -> None:
-        if isinstance(self.output_retries, bool) or not isinstance(self.output_retries, int):
-            raise ArgumentTypeError(f"output_retries must be an int, got {self.output_retries!r}")
-        if self.output_retries < 0:
-            raise ArgumentValueError(f"output_retries must be 0 or more, got {self.output_retries}")
-        if self.messages is not None and self.conversation is not None:
+    def __init__(
+        self,
+        adapter: WireAdapter,
+        prompt: Prompt[OutputT],
+        session: Session,
+        options: CallOptions,
+        *,
+        method: str,
+    ) -> None:
+        unknown = sorted(set(options) - CALL_OPTION_NAMES)
+        if unknown:
+            raise ArgumentTypeError(
+                f"{type(adapter).__name__}.{method}() got an unexpected keyword argument"
+                f" {unknown[0]!r}; its options are {', '.join(sorted(CALL_OPTION_NAMES))}"
+            )
+        settings = options.get("settings")
+        if settings is not None and not isinstance(settings, ModelSettings):
+            raise ArgumentTypeError(
+                f"settings must be a promptkit ModelSettings, got {type(settings).__name__}"
+            )
+        output_retries = options.get("output_retries", DEFAULT_OUTPUT_RETRIES)
+        if isinstance(output_retries, bool) or not isinstance(output_retries, int):
+            raise ArgumentTypeError(f"output_retries must be an int, got {output_retries!r}")
+        if output_retries < 0:
+            raise ArgumentValueError(f"output_retries must be 0 or more, got {output_retries}")
+        conversation = options.get("conversation")
+        if options.get("messages") is not None and conversation is not None:
             raise ArgumentValueError(
                 "pass messages= or conversation=, not both: a session conversation already"
                 " holds its earlier turns"
             )
-        if not isinstance(self.settings, ModelSettings):
-            raise ArgumentTypeError(
-                f"settings must be a promptkit ModelSettings, got {type(self.settings).__name__}"
-            )
-        object.__setattr__(self, "messages", check_messages(self.messages))
-
-    def history(self, session: Session) -> tuple[Message, ...]:
-        """The earlier turns this call continues."""
-        if self.conversation is not None:
-            return conversation_messages(session, self.conversation)
-        return tuple(self.messages or ())
-
-
-class CallArgs(TypedDict, total=False):
-    """The keyword arguments of `evaluate` besides `session`, for `stream` and `astream`."""
-
-    overrides_store: OverridesLookup | None
-    overrides_tag: str
-    deadline: float | timedelta | None
-    max_tool_rounds: int
-    output_dir: str | Path | None
-    user_message: str | None
-    messages: Sequence[Message] | None
-    conversation: str | None
-    settings: ModelSettings | None
-    output_retries: int
-    deps: Any
-
-
-class Evaluation(Generic[OutputT]):
-    """One evaluate call: its arguments, clock, tally and execution record."""
-
-    def __init__(
-        self,
-        adapter: ProviderAdapter,
-        prompt: Prompt[OutputT],
-        *,
-        session: Session,
-        deadline: float | timedelta | None,
-        max_tool_rounds: int,
-        output_dir: str | Path | None,
-        user_message: str | None,
-        call: CallOptions | None = None,
-    ) -> None:
-        call = call or CallOptions()
+        messages = check_messages(options.get("messages"))
+        max_tool_rounds = options.get("max_tool_rounds", DEFAULT_MAX_TOOL_ROUNDS)
         if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int):
             raise ArgumentTypeError(f"max_tool_rounds must be an int, got {max_tool_rounds!r}")
         if max_tool_rounds < 0:
             raise ArgumentValueError(f"max_tool_rounds must be 0 or more, got {max_tool_rounds}")
+        user_message = options.get("user_message")
         if user_message is not None and (not isinstance(user_message, str) or not user_message):
             raise ArgumentValueError(
                 "user_message must be a non-empty string (or None for the default)"
             )
+        output_dir = options.get("output_dir")
         self.adapter = adapter
         self.prompt = prompt
         self.session = session
         self.clock = adapter.clock
-        self.deadline = Deadline.within(deadline, self.clock)
+        self.deadline = Deadline.within(options.get("deadline"), self.clock)
+        self.overrides_store = options.get("overrides_store")
+        self.overrides_tag = options.get("overrides_tag", DEFAULT_OVERRIDES_TAG)
         self.max_tool_rounds = max_tool_rounds
         self.output_dir = None if output_dir is None else Path(output_dir)
         self.user_message = user_message or DEFAULT_USER_MESSAGE
-        self.call = call
-        self.history = call.history(session)
+        self.settings = adapter.settings.merged(settings)
+        self.output_retries = output_retries
+        self.deps = options.get("deps")
+        self.conversation = conversation
+        self.history = (
+            messages if conversation is None else conversation_messages(session, conversation)
+        )
         self.tally = LoopTally()
         self.trace = EvaluationTrace(
             provider=adapter.provider, model=adapter.model, prompt_name=prompt.display_name
@@ -158,13 +138,11 @@ class Evaluation(Generic[OutputT]):
         self.started_at = self.clock.now()
         self.api: str | None = None
 
-    def render(
-        self,
-        params: tuple[Any, ...],
-        overrides_store: OverridesLookup | None,
-        overrides_tag: str,
-    ) -> RenderedPrompt[OutputT]:
-        rendered = self.prompt.render(*params, overrides_store=overrides_store, tag=overrides_tag)
+    def render(self, params: tuple[Any, ...]) -> RenderedPrompt[OutputT]:
+        """The prompt rendered with `params`, recorded as `PromptRendered`."""
+        rendered = self.prompt.render(
+            *params, overrides_store=self.overrides_store, tag=self.overrides_tag
+        )
         self.session.dispatch(
             PromptRendered(
                 prompt_ns=rendered.ns,
@@ -177,10 +155,23 @@ class Evaluation(Generic[OutputT]):
         )
         return rendered
 
+    def transport(self, client: Any) -> Transport:
+        """The requests of this call, sent with `client` in the adapter's wire API."""
+        adapter = self.adapter
+        return Transport(
+            adapter.wire_api(),
+            client,
+            self.deadline,
+            adapter.translate_error,
+            adapter.provider,
+            adapter.model,
+        )
+
     def steps(self, rendered: RenderedPrompt[Any], api: WireApi) -> Generator[Step, Any, ModelTurn]:
+        """The tool loop of this call, not started."""
         self.api = api.api
         # Raised here, before the loop sends anything, when the API refuses a setting.
-        options = api.request_options(self.call.settings, has_tools=bool(rendered.tools))
+        options = api.request_options(self.settings, has_tools=bool(rendered.tools))
         return tool_loop(
             rendered=rendered,
             api=api,
@@ -192,9 +183,9 @@ class Evaluation(Generic[OutputT]):
             options=LoopOptions(
                 history=self.history,
                 request_options=options,
-                output_retries=self.call.output_retries,
-                deps=self.call.deps,
-                settings=self.call.settings.chosen(),
+                output_retries=self.output_retries,
+                deps=self.deps,
+                settings=self.settings.chosen(),
                 trace=self.trace,
             ),
         )
@@ -208,7 +199,7 @@ class Evaluation(Generic[OutputT]):
             text=turn.text,
             output=None,
             tool_calls=tuple(tally.tool_calls),
-            usage=self.call.prices.priced(self.adapter.provider, model, tally.usage),
+            usage=self.adapter.prices.priced(self.adapter.provider, model, tally.usage),
             model=model,
             provider=self.adapter.provider,
             messages=tuple(tally.messages),
@@ -224,7 +215,7 @@ class Evaluation(Generic[OutputT]):
                 # The model did answer: a caller that keeps the text needs its cost and calls too.
                 error.response = response
                 raise
-            output_json = type_adapter(rendered.output_type).dump_python(output, mode="json")
+            output_json = json_ready(output)
             response = replace(response, output=output)
         elif response.is_truncated:
             _log.warning(
@@ -235,8 +226,8 @@ class Evaluation(Generic[OutputT]):
                 output_tokens=tally.usage.output_tokens,
             )
         duration = self.clock.monotonic() - self.started
-        if self.call.conversation is not None:
-            keep_messages(self.session, self.call.conversation, tally.messages[len(self.history) :])
+        if self.conversation is not None:
+            keep_messages(self.session, self.conversation, tally.messages[len(self.history) :])
         self.session.dispatch(
             PromptExecuted(
                 prompt_ns=rendered.ns,
