@@ -24,11 +24,9 @@ if TYPE_CHECKING:  # typing costs more to import than everything else `import pr
 
 
 def lazy_exports(
-    package: str, table: Mapping[str, tuple[str, ...]] | None = None
+    package: str, table: Mapping[str, tuple[str, ...]]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
     """`__getattr__`, `__dir__` and `__all__` for `package`, from its `{module: names}` table."""
-    if table is None:
-        table = _table_from_source(package)
     origins = {name: module for module, names in table.items() for name in names}
     return (
         _module_getattr(package, origins),
@@ -58,28 +56,3 @@ def _module_dir(package: str, origins: Mapping[str, str]) -> Callable[[], list[s
         return sorted({*namespace, *origins})
 
     return module_dir
-
-
-def _table_from_source(package: str) -> dict[str, tuple[str, ...]]:
-    """The table read from the `if TYPE_CHECKING:` block of `package`'s source.
-
-    Only for `promptkit.adapters` while its driver work lands; it moves to a literal table then,
-    and this reader goes.
-    """
-    module = sys.modules[package]
-    if module.__file__ is None:
-        raise ImportError(f"{package} has no source file to read its declared exports from")
-    with open(module.__file__, encoding="utf-8") as source:  # noqa: PTH123
-        lines = source.read().splitlines()
-    start = lines.index("if TYPE_CHECKING:") + 1
-    block: list[str] = []
-    for line in lines[start:]:
-        if line and not line[0].isspace():
-            break
-        block.append(line.partition("#")[0])
-    table: dict[str, tuple[str, ...]] = {}
-    for statement in " ".join(block).split(" from ")[1:]:
-        origin, _, names = statement.partition(" import ")
-        words = names.replace("(", " ").replace(")", " ").split(",")
-        table[origin.strip()] = tuple(item.split()[-1] for item in words if item.split())
-    return table

@@ -8,8 +8,7 @@ loop; `evaluate` returns a `PromptResponse` and records `PromptRendered`, `ToolI
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
 TYPE_CHECKING = False
 
-# The SDK-backed adapters import a good deal of code; load each name only when it is used.
-__all__: list[str]  # assigned below from the declared imports
+__all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     from promptkit.adapters._anthropic import AnthropicAdapter as AnthropicAdapter
@@ -74,4 +73,49 @@ if TYPE_CHECKING:
 else:
     from promptkit._lazy import lazy_exports
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__)
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.adapters._anthropic": ("AnthropicAdapter",),
+            "promptkit.adapters._events": (
+                "ResponseCompleted",
+                "StreamEvent",
+                "TextDelta",
+                "ToolCallFinished",
+                "ToolCallStarted",
+                "UsageReported",
+                "response_of",
+            ),
+            "promptkit.adapters._loop": ("MAX_TOOL_CALLS_PER_REPLY",),
+            "promptkit.adapters._openai": ("OpenAIAdapter",),
+            "promptkit.adapters._options": (
+                "DEFAULT_MAX_TOOL_ROUNDS",
+                "DEFAULT_OUTPUT_RETRIES",
+                "DEFAULT_OVERRIDES_TAG",
+                "DEFAULT_USER_MESSAGE",
+                "CallOptions",
+            ),
+            "promptkit.adapters._tools": ("MAX_TOOL_RESULT_BYTES",),
+            "promptkit.adapters._wire_adapter": ("WireAdapter",),
+            "promptkit.adapters._wire_api": (
+                "ModelTurn",
+                "RequestedToolCall",
+                "ToolReply",
+                "WireApi",
+                "WireConversation",
+            ),
+            "promptkit.adapters.base": ("ProviderAdapter",),
+            "promptkit.adapters.conversation": (
+                "ConversationMessage",
+                "Message",
+                "MessageToolCall",
+                "conversation_messages",
+            ),
+            "promptkit.adapters.cost": ("DEFAULT_PRICES", "ModelPrice", "PriceTable"),
+            "promptkit.adapters.record": ("ExecutionRecord", "write_manifest"),
+            "promptkit.adapters.response": ("PromptResponse", "TokenUsage", "ToolCallRecord"),
+            "promptkit.adapters.selection": ("AdapterChoice", "choose_adapter", "model_configured"),
+            "promptkit.adapters.settings": ("ModelSettings", "UnsupportedSettingError"),
+            "promptkit.durable": ("write_atomically",),
+        },
+    )

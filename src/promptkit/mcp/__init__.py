@@ -39,6 +39,14 @@ else:
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
+            "promptkit.mcp._connection": (
+                "McpConnection",
+                "McpHttpServer",
+                "McpStdioServer",
+                "McpToolInfo",
+                "connect_mcp",
+            ),
+            "promptkit.mcp._section": ("McpToolsSection",),
             "promptkit.mcp._server": ("DIGEST_URI", "build_workspace_server", "serve_workspace"),
             "promptkit.mcp._workspace": ("ServeOptions",),
         },
