@@ -98,7 +98,7 @@ def main(output_dir: Path) -> int:
     promoted = promote_overrides(
         TRIAGE_PROMPT, store, report, from_tag="candidate", to_tag="latest", min_score=0.9
     )
-    print("promoted; evidence in", promoted.evidence_file)
+    print("promoted; evidence in the [promotion] table of", promoted.overrides_location)
     return 0
 
 
