@@ -11,8 +11,7 @@ client is built. Every module of this package is private; the names below are it
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
 TYPE_CHECKING = False
 
-# The SDK-backed adapters import a good deal of code; load each name only when it is used.
-__all__: list[str]  # assigned below from the declared imports
+__all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     # Running prompts.
@@ -91,4 +90,78 @@ if TYPE_CHECKING:
 else:
     from promptkit._lazy import lazy_exports
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__)
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.adapters._anthropic": ("AnthropicAdapter",),
+            "promptkit.adapters._conversation": (
+                "ConversationMessage",
+                "Message",
+                "MessageToolCall",
+                "conversation_messages",
+            ),
+            "promptkit.adapters._cost": (
+                "DEFAULT_PRICES",
+                "ModelPrice",
+                "PriceTable",
+            ),
+            "promptkit.adapters._events": (
+                "ResponseCompleted",
+                "StreamEvent",
+                "TextDelta",
+                "ToolCallFinished",
+                "ToolCallStarted",
+                "UsageReported",
+                "response_of",
+            ),
+            "promptkit.adapters._loop": ("MAX_TOOL_CALLS_PER_REPLY",),
+            "promptkit.adapters._openai": ("OpenAIAdapter",),
+            "promptkit.adapters._options": (
+                "DEFAULT_MAX_TOOL_ROUNDS",
+                "DEFAULT_OUTPUT_RETRIES",
+                "DEFAULT_OVERRIDES_TAG",
+                "DEFAULT_USER_MESSAGE",
+                "CallOptions",
+            ),
+            "promptkit.adapters._provider": ("ProviderAdapter",),
+            "promptkit.adapters._record": (
+                "ExecutionRecord",
+                "write_failure_record",
+                "write_manifest",
+            ),
+            "promptkit.adapters._response": (
+                "FinishReason",
+                "PromptResponse",
+                "TokenUsage",
+                "ToolCallRecord",
+                "executed_token_usage",
+                "session_token_usage",
+            ),
+            "promptkit.adapters._selection": (
+                "AdapterChoice",
+                "choose_adapter",
+                "model_configured",
+            ),
+            "promptkit.adapters._settings": (
+                "ModelSettings",
+                "UnsupportedSettingError",
+            ),
+            "promptkit.adapters._tools": ("MAX_TOOL_RESULT_BYTES",),
+            "promptkit.adapters._tracing": ("OptimizeTrace",),
+            "promptkit.adapters._wire_adapter": (
+                "ProviderSdk",
+                "StructuredOutputMode",
+                "WireAdapter",
+            ),
+            "promptkit.adapters._wire_api": (
+                "ModelTurn",
+                "ReplyShape",
+                "RequestedToolCall",
+                "StreamDecoder",
+                "ToolReply",
+                "WireApi",
+                "WireConversation",
+            ),
+            "promptkit.durable": ("write_atomically",),
+        },
+    )

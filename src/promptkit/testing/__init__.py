@@ -8,32 +8,59 @@ Every module of this package is private; the names below are its surface. It imp
 session or adapter code, so users' tests can use it with any of them.
 """
 
-from promptkit.clock import FakeClock
-from promptkit.testing._fake_server import FakeProviderServer, RecordedRequest, Responder
-from promptkit.testing._replies import Finish, Reply, ReplyKind, ToolCall, Usage
-from promptkit.testing._script import (
-    ReplyScript,
-    ReplyScriptError,
-    ScriptRule,
-    load_reply_script,
-    reply_script_from,
-)
-from promptkit.wire import Endpoint
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-__all__ = [
-    "Endpoint",
-    "FakeClock",
-    "FakeProviderServer",
-    "Finish",
-    "RecordedRequest",
-    "Reply",
-    "ReplyKind",
-    "ReplyScript",
-    "ReplyScriptError",
-    "Responder",
-    "ScriptRule",
-    "ToolCall",
-    "Usage",
-    "load_reply_script",
-    "reply_script_from",
-]
+__all__: list[str]  # assigned below from the export table
+
+if TYPE_CHECKING:
+    from promptkit.clock import FakeClock as FakeClock
+    from promptkit.testing._fake_server import (
+        FakeProviderServer as FakeProviderServer,
+        RecordedRequest as RecordedRequest,
+        Responder as Responder,
+    )
+    from promptkit.testing._replies import (
+        Finish as Finish,
+        Reply as Reply,
+        ReplyKind as ReplyKind,
+        ToolCall as ToolCall,
+        Usage as Usage,
+    )
+    from promptkit.testing._script import (
+        ReplyScript as ReplyScript,
+        ReplyScriptError as ReplyScriptError,
+        ScriptRule as ScriptRule,
+        load_reply_script as load_reply_script,
+        reply_script_from as reply_script_from,
+    )
+    from promptkit.wire import Endpoint as Endpoint
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.clock": ("FakeClock",),
+            "promptkit.testing._fake_server": (
+                "FakeProviderServer",
+                "RecordedRequest",
+                "Responder",
+            ),
+            "promptkit.testing._replies": (
+                "Finish",
+                "Reply",
+                "ReplyKind",
+                "ToolCall",
+                "Usage",
+            ),
+            "promptkit.testing._script": (
+                "ReplyScript",
+                "ReplyScriptError",
+                "ScriptRule",
+                "load_reply_script",
+                "reply_script_from",
+            ),
+            "promptkit.wire": ("Endpoint",),
+        },
+    )
