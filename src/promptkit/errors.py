@@ -215,6 +215,15 @@ class DatasetError(UsageError, ValueError):
     of cases); the message names the file and line. A single bad case is reported per case."""
 
 
+class OverridesConflictError(RunError, RuntimeError):
+    """A write that names the entries it replaces found them changed by another writer since
+    they were read; nothing was written. `changes` names each entry that differs."""
+
+    def __init__(self, message: str, *, changes: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.changes = changes
+
+
 class PromotionRefusedError(RunError, RuntimeError):
     """`promote_overrides` found the candidate below the threshold or regressing; nothing was
     copied. `regressed` names the cases whose score fell by more than the tolerance."""

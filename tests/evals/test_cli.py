@@ -5,6 +5,7 @@ import json
 import signal
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -245,8 +246,8 @@ def test_promote_refuses_a_regression_and_names_the_case(project: Path):
     assert not (project / "overrides" / "demo" / "capital" / "latest.toml").exists()
 
 
-def test_promote_accepts_an_improvement_and_writes_evidence(project: Path):
-    ran = run_promptkit(
+def _promote(project: Path) -> subprocess.CompletedProcess[str]:
+    return run_promptkit(
         "overrides",
         "promote",
         "capitals:PROMPT",
@@ -265,13 +266,62 @@ def test_promote_accepts_an_improvement_and_writes_evidence(project: Path):
         cwd=project,
     )
 
+
+def _check(project: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    return run_promptkit("overrides", "check", "--prompt", "capitals:PROMPT", *options, cwd=project)
+
+
+def test_promote_accepts_an_improvement_and_writes_evidence(project: Path):
+    ran = _promote(project)
+
     assert ran.returncode == 0, ran.stderr
     folder = project / "overrides" / "demo" / "capital"
-    assert "one word" in (folder / "latest.toml").read_text()
-    evidence = json.loads((folder / "latest.evidence.json").read_text())
-    assert evidence["scores"] == {"candidate": 1.0, "latest": 0.5}
-    checked = run_promptkit("overrides", "check", "--prompt", "capitals:PROMPT", cwd=project)
+    promoted = tomllib.loads((folder / "latest.toml").read_text())
+    assert "one word" in promoted["sections"]["role"]["body"]
+    assert promoted["promotion"]["scores"] == {"candidate": 1.0, "latest": 0.5}
+    assert promoted["promotion"]["dataset_file"] == "../evals/capital.jsonl"
+    checked = _check(project, "--evidence", "error")
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_check_reports_a_hand_edit_after_promotion_as_a_warning_or_an_error(project: Path):
+    assert _promote(project).returncode == 0
+    latest = project / "overrides" / "demo" / "capital" / "latest.toml"
+    latest.write_text(latest.read_text().replace("Answer in one word.", "Answer at length."))
+
+    warned = _check(project)
+    failed = _check(project, "--evidence", "error")
+
+    assert warned.returncode == 0, warned.stdout
+    assert "warning: " in warned.stdout
+    assert "section role edited since it was promoted from candidate" in warned.stdout
+    assert failed.returncode == 1
+    assert "section role edited since it was promoted from candidate" in failed.stdout
+
+
+def test_check_reports_evidence_edited_after_promotion(project: Path):
+    assert _promote(project).returncode == 0
+    latest = project / "overrides" / "demo" / "capital" / "latest.toml"
+    latest.write_text(latest.read_text().replace("latest = 0.5", "latest = 0.1"))
+
+    checked = _check(project, "--evidence", "error", "--json")
+
+    assert checked.returncode == 1
+    [problem] = json.loads(checked.stdout)["problems"]
+    assert problem["kind"] == "evidence"
+    assert "evidence_sha256 no longer matches" in problem["message"]
+    assert problem["line"] == latest.read_text().splitlines().index("[promotion]") + 1
+
+
+def test_check_reports_a_dataset_changed_after_promotion(project: Path):
+    assert _promote(project).returncode == 0
+    dataset = project / "evals" / "capital.jsonl"
+    dataset.write_text(dataset.read_text().replace("Tokyo", "Kyoto"))
+
+    checked = _check(project, "--evidence", "error")
+
+    assert checked.returncode == 1
+    assert "capital.jsonl changed since the promotion was evaluated on it" in checked.stdout
 
 
 def test_eval_with_an_llm_judge_and_an_html_report(project: Path):

@@ -114,6 +114,13 @@ def register(parser: CommandParser) -> None:
     )
     add_json_argument(check)
     check.add_argument(
+        "--evidence",
+        choices=("warn", "error"),
+        default="warn",
+        help="a promoted text, or its evidence, edited since the promotion: a warning (default)"
+        " or an error (exit 1)",
+    )
+    check.add_argument(
         "--fix",
         action="store_true",
         help="first record bodies edited by hand (source = operator, dated) in every valid file",

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """`overrides check`: every file, credential and entry; exit status 1 on any problem."""
+    """`overrides check`: every file, credential, entry and promotion's evidence; exit status 1
+    on any problem (evidence problems only with `--evidence error`)."""
     from promptkit.overrides.check import check_overrides
     from promptkit.overrides.layout import override_files
 
@@ -45,10 +46,16 @@ def run_check(args: argparse.Namespace) -> int:
             " points and no [tool.promptkit] prompts in pyproject.toml; name the prompts, or"
             " pass --syntax-only to check the files alone"
         )
-    problems = check_overrides(store.root, prompts.values(), syntax_only=args.syntax_only)
+    found = check_overrides(store.root, prompts.values(), syntax_only=args.syntax_only)
+    # With `--evidence warn`, a text edited since its promotion is said but does not fail CI.
+    warned = args.evidence == "warn"
+    warnings = [problem for problem in found if warned and problem.kind == "evidence"]
+    problems = [problem for problem in found if problem not in warnings]
     summary = (
         f"overrides check: {len(problems)} problem(s) in {len(files)} file(s) under {args.root}"
     )
+    if warnings:
+        summary += f", {len(warnings)} warning(s)"
     if args.json:
         document = {
             "overrides_dir": str(args.root),
@@ -56,6 +63,7 @@ def run_check(args: argparse.Namespace) -> int:
             "prompts": sorted(f"{ns}/{key}" for ns, key in prompts),
             "syntax_only": args.syntax_only,
             "problems": [problem.to_json() for problem in problems],
+            "warnings": [problem.to_json() for problem in warnings],
             "notes": notes,
             "ok": not problems,
         }
@@ -63,6 +71,8 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         for problem in problems:
             print(problem)
+        for problem in warnings:
+            print(f"warning: {problem}")
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
         print(summary)

@@ -2,9 +2,11 @@
 evaluate both tags, then copy the candidate's overrides over the target only when the candidate
 reaches the score and regresses no case beyond `--tolerance`.
 
-On success the promoted file and `<tag>.evidence.json` (scores, dataset hash, model) sit side
-by side for review; on refusal nothing is written, the regressed cases are named and the exit
-status is 1. The dataset, evaluator and model options are those of `promptkit eval`.
+On success the promoted file holds the candidate's text and, in its `[promotion]` table, the
+evidence (scores, dataset hash, model, settings, the hash of every promoted entry), written in
+one atomic replace; on refusal nothing is written, the regressed cases (or the entries changed
+since the evaluation) are named and the exit status is 1. The dataset, evaluator and model
+options are those of `promptkit eval`.
 """
 
 from __future__ import annotations
@@ -72,6 +74,6 @@ def run_promote(args: argparse.Namespace) -> int:
         return 2
     print(
         f"promoted {args.from_tag} over {args.to_tag} (score {result.candidate_score:.3f}):"
-        f" {result.overrides_file}; evidence in {result.evidence_file}"
+        f" {result.overrides_location}, evidence in its [promotion] table"
     )
     return 0

@@ -1,91 +1,123 @@
-"""Promotion: a tag's overrides replace another tag's only when an evaluation says so.
+"""Promotion: a tag's overrides replace another tag's only when an evaluation says so, and only
+the text that evaluation ran.
 
 `promote_overrides` takes an `EvaluationReport` that ran both tags on the same dataset. The
 candidate (`from_tag`) must reach `min_score` and must not fall below the target (`to_tag`) by
 more than `tolerance`, neither in its mean nor on any case, on a run that finished and loaded
 every case; otherwise `PromotionRefusedError` says why (naming regressed cases) and nothing is
-written. When it holds, the target's entries become exactly the candidate's (through the store,
-so hashes are checked), and the evidence (scores per case, dataset hash, model, thresholds) is
-written next to the promoted file as `<tag>.evidence.json`, so a reviewer sees the proof in the
-same diff as the new text.
+written.
+
+The report holds the snapshot (`OverridesSnapshot`) of each tag's entries as the run read them.
+When the candidate in the store no longer matches its snapshot, or the target no longer matches
+its own (someone wrote to either during or after the run), promotion refuses and names the
+entries that changed: what is promoted is exactly what was evaluated, and nothing written to
+the target meanwhile is overwritten unseen. Otherwise the store replaces the target's entries
+with the candidate's and, in the same document and the same atomic write
+(`PromotableOverridesStore.replace_entries`), a `[promotion]` table of evidence: scores, the
+dataset's file and hash, model and settings, thresholds, the hash of every promoted entry and a
+seal over them, so the reviewer sees the proof in the same diff as the new text and
+`promptkit overrides check` can tell when the text or the evidence was edited afterwards.
 """
 
 from __future__ import annotations
 
-import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from promptkit.durable import write_atomically
-from promptkit.errors import ArgumentValueError, PromotionRefusedError
+from promptkit.clock import SYSTEM_CLOCK, Clock
+from promptkit.errors import ArgumentValueError, OverridesConflictError, PromotionRefusedError
 from promptkit.evals.report import EvaluationReport, TagComparison
-from promptkit.overrides import LocalPromptOverridesStore
+from promptkit.overrides import OverridesSnapshot, PromotableOverridesStore, bind_promotion
 from promptkit.prompt import Prompt, PromptOverride
+from promptkit.secrets import redact_secrets
 
-EVIDENCE_SUFFIX = ".evidence.json"
+# The evidence lists the cases whose scores differ between the tags, up to this many (it sits
+# in the overrides file, which has a size limit); `cases_differing` counts them all.
+MAX_EVIDENCE_CASES = 200
 
 
 @dataclass(frozen=True)
 class PromotionResult:
-    """Where the promoted overrides and their evidence are, and the comparison behind them."""
+    """Where the promoted overrides are kept (a file's path for a store of files), the evidence
+    written into them, and the comparison behind them."""
 
-    overrides_file: Path
-    evidence_file: Path
+    overrides_location: str
+    evidence: Mapping[str, Any]
     comparison: TagComparison
     candidate_score: float
+
+    @property
+    def overrides_file(self) -> Path:
+        """The promoted file, for a store of files."""
+        return Path(self.overrides_location)
 
 
 def promote_overrides(
     prompt: Prompt[Any],
-    store: LocalPromptOverridesStore,
+    store: PromotableOverridesStore,
     report: EvaluationReport,
     *,
     from_tag: str,
     to_tag: str,
     min_score: float,
     tolerance: float = 0.0,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> PromotionResult:
-    """Copy the overrides of `from_tag` over `to_tag` when `report` shows the candidate good
-    enough (see the module docstring); PromotionRefusedError, with nothing written, otherwise."""
+    """Replace the overrides of `to_tag` with the candidate's, as evaluated in `report`, when it
+    shows the candidate good enough (see the module docstring); PromotionRefusedError, with
+    nothing written, otherwise. `clock` dates the evidence."""
     comparison, candidate_score = check_promotion(
         report, from_tag=from_tag, to_tag=to_tag, min_score=min_score, tolerance=tolerance
     )
+    evaluated, replaced = report.overrides.get(from_tag), report.overrides.get(to_tag)
+    if evaluated is None or replaced is None:
+        raise PromotionRefusedError(
+            "the evaluation recorded no snapshot of the overrides it ran; run it with"
+            " overrides_store= the store to promote in"
+        )
     descriptor = prompt.descriptor
     candidate = store.resolve(descriptor, from_tag)
-    if candidate is None:
+    changes = OverridesSnapshot.of(candidate).changes_since(evaluated)
+    if changes:
         raise PromotionRefusedError(
-            f"{prompt.ns}/{prompt.key} has no overrides under tag {from_tag!r} in"
-            f" {store.root}; nothing to promote"
+            f"{from_tag} changed since it was evaluated ({', '.join(changes)}); nothing was"
+            f" promoted: evaluate {from_tag} again"
         )
-    current = store.resolve(descriptor, to_tag)
-    store.upsert(
-        descriptor,
-        PromptOverride(
-            ns=prompt.ns,
-            prompt_key=prompt.key,
-            tag=to_tag,
-            sections=candidate.sections,
-            tools=candidate.tools,
-        ),
-    )
-    # Entries the target had and the candidate lacks would make the promoted text differ from
-    # the text that was evaluated.
-    if current is not None:
-        for path in set(current.sections) - set(candidate.sections):
-            store.delete_section_override(
-                ns=prompt.ns, prompt_key=prompt.key, tag=to_tag, path=path
-            )
-        for tool in set(current.tools) - set(candidate.tools):
-            store.delete_tool_override(ns=prompt.ns, prompt_key=prompt.key, tag=to_tag, tool=tool)
-    overrides_file = store.prompt_file(prompt.ns, prompt.key, to_tag)
-    evidence_file = overrides_file.with_name(to_tag + EVIDENCE_SUFFIX)
+    if candidate is None or evaluated.is_empty:
+        raise PromotionRefusedError(
+            f"{prompt.ns}/{prompt.key} has no overrides under tag {from_tag!r} in {store!r};"
+            " nothing to promote"
+        )
     evidence = promotion_evidence(
-        report, comparison, min_score=min_score, candidate_score=candidate_score
+        report,
+        comparison,
+        min_score=min_score,
+        candidate_score=candidate_score,
+        promoted_at=clock.now().replace(microsecond=0).isoformat(),
+        dataset_file=_dataset_file(report, store),
     )
-    write_atomically(evidence_file, json.dumps(evidence, indent=2, ensure_ascii=False) + "\n")
-    return PromotionResult(overrides_file, evidence_file, comparison, candidate_score)
+    promoted = PromptOverride(
+        ns=prompt.ns,
+        prompt_key=prompt.key,
+        tag=to_tag,
+        sections=candidate.sections,
+        tools=candidate.tools,
+        promotion=bind_promotion(candidate, evidence, replaced=replaced),
+    )
+    try:
+        written = store.replace_entries(descriptor, promoted, expected=replaced)
+    except OverridesConflictError as conflict:
+        raise PromotionRefusedError(
+            f"{to_tag} changed since it was evaluated ({', '.join(conflict.changes)}); nothing"
+            f" was promoted: evaluate {to_tag} and {from_tag} again"
+        ) from None
+    assert written.promotion is not None  # replace_entries writes the evidence it was given
+    return PromotionResult(
+        written.location or repr(store), written.promotion, comparison, candidate_score
+    )
 
 
 def check_promotion(
@@ -147,33 +179,54 @@ def promotion_evidence(
     *,
     min_score: float,
     candidate_score: float,
+    promoted_at: str,
+    dataset_file: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON document recorded next to promoted overrides."""
+    """The evidence of a promotion, as JSON values: what ran, on what, and how it scored.
+
+    Case ids are redacted of credentials: the evidence is written into an overrides file.
+    """
     baseline, candidate = comparison.baseline, comparison.candidate
+    differing = {
+        redact_secrets(case_id): {
+            candidate: _score(report, candidate, case_id),
+            baseline: _score(report, baseline, case_id),
+        }
+        for case_id in report.case_ids
+        if _score(report, candidate, case_id) != _score(report, baseline, case_id)
+    }
     return {
+        "from_tag": candidate,
+        "to_tag": baseline,
+        "promoted_at": promoted_at,
         "prompt": report.prompt,
-        "promoted": {"from": candidate, "to": baseline},
-        "promoted_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "dataset": report.dataset,
-        "dataset_hash": report.dataset_hash,
+        "dataset_file": dataset_file,
+        "dataset_sha256": report.dataset_hash,
         "provider": report.provider,
         "model": report.model,
+        "settings": dict(report.settings),
         "evaluators": list(report.evaluators),
         "min_score": min_score,
         "tolerance": comparison.tolerance,
+        "cases": len(report.case_ids),
         "scores": {
             candidate: candidate_score,
             baseline: report.summary(baseline).mean_score,
         },
-        "cases": {
-            case_id: {
-                candidate: _score(report, candidate, case_id),
-                baseline: _score(report, baseline, case_id),
-            }
-            for case_id in report.case_ids
-        },
-        "improved": [delta.case_id for delta in comparison.improved],
+        "improved": [redact_secrets(delta.case_id) for delta in comparison.improved],
+        "cases_differing": len(differing),
+        "case_scores": dict(list(differing.items())[:MAX_EVIDENCE_CASES]),
     }
+
+
+def _dataset_file(report: EvaluationReport, store: object) -> str | None:
+    """The dataset's file relative to the store's folder, so `check` finds it from any
+    directory; None for a dataset built in code."""
+    root = getattr(store, "root", None)
+    if report.dataset_source is None or not isinstance(root, Path):
+        return None
+    return Path(os.path.relpath(Path(report.dataset_source).resolve(), root.resolve())).as_posix()
 
 
 def _score(report: EvaluationReport, tag: str, case_id: str) -> float | None:

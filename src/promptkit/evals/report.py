@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptkit.evals.dataset import InvalidCase
+from promptkit.overrides import OverridesSnapshot
 
 PERCENTILES = (50, 90, 99)
 
@@ -173,7 +174,13 @@ class TagComparison:
 @dataclass(frozen=True)
 class EvaluationReport:
     """Everything one run found. `interrupted` is set when it was stopped (Ctrl-C) before every
-    case ran; `results` then holds the cases that finished."""
+    case ran; `results` then holds the cases that finished.
+
+    `overrides` holds, per tag, the snapshot of the entries the run rendered with (empty when it
+    ran without a store): promotion promotes only that text. `settings` are the run's and the
+    model's settings (concurrency, deadline, tool rounds, sampling), `dataset_source` the file
+    the cases came from.
+    """
 
     prompt: str
     provider: str
@@ -187,6 +194,9 @@ class EvaluationReport:
     evaluators: tuple[str, ...] = ()
     interrupted: bool = False
     duration_s: float = 0.0
+    overrides: Mapping[str, OverridesSnapshot] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    dataset_source: str | None = None
     _by_key: Mapping[tuple[str, str], CaseResult] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
@@ -253,6 +263,11 @@ class EvaluationReport:
             "dataset": self.dataset,
             "dataset_hash": self.dataset_hash,
             "override_tags": list(self.override_tags),
+            "overrides": {
+                tag: {"sha256": snapshot.content_hash, **snapshot.to_json()}
+                for tag, snapshot in self.overrides.items()
+            },
+            "settings": dict(self.settings),
             "evaluators": list(self.evaluators),
             "interrupted": self.interrupted,
             "duration_s": round(self.duration_s, 6),

@@ -1,7 +1,9 @@
 """`run_evaluation`: every case of a dataset under each override tag, a bounded number at once.
 
 Each (tag, case) pair is one `aevaluate` on a fresh Session with the case's params and input,
-the overrides of that tag, and the same deadline and tool-round limit as `evaluate`; at most
+the overrides of that tag as the store held them when the run began (`RunOverrides`: the report
+records their snapshot, which promotion holds the store to), and the same deadline and
+tool-round limit as `evaluate`; at most
 `concurrency` run at once on one event loop. A pair whose evaluation fails is recorded with its
 error and the run goes on; so does one whose evaluator raises. `run_evaluation` turns Ctrl-C
 into a report of the pairs that finished (`interrupted=True`); `arun_evaluation` lets a
@@ -17,6 +19,7 @@ says the run was interrupted.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import signal
 import threading
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from promptkit.adapters import DEFAULT_MAX_TOOL_ROUNDS
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentTypeError, ArgumentValueError
+from promptkit.evals._snapshot import RunOverrides
 from promptkit.evals.dataset import Case, Dataset
 from promptkit.evals.evaluators import Evaluator, ScoreFunction, as_evaluator
 from promptkit.evals.report import CaseResult, EvaluationReport, EvaluatorResult
@@ -37,8 +41,7 @@ from promptkit.prompt import OverridesLookup, Prompt
 from promptkit.secrets import redact_secrets
 
 if TYPE_CHECKING:
-    from promptkit.adapters.base import ProviderAdapter
-    from promptkit.adapters.response import PromptResponse, TokenUsage
+    from promptkit.adapters import PromptResponse, ProviderAdapter, TokenUsage
 
 _log = get_logger("promptkit.evals")
 
@@ -178,7 +181,13 @@ class _Run:
         self.adapter = adapter
         self.evaluators = tuple(as_evaluator(evaluator) for evaluator in evaluators)
         self.tags = tags
-        self.overrides_store = overrides_store
+        # Read once per (prompt, tag): a write during the run changes none of its cases.
+        self.overrides = RunOverrides(overrides_store) if overrides_store is not None else None
+        self.snapshots = (
+            {tag: self.overrides.snapshot(prompt.descriptor, tag) for tag in tags}
+            if self.overrides is not None
+            else {}
+        )
         self.concurrency = concurrency
         self.deadline = deadline
         self.max_tool_rounds = max_tool_rounds
@@ -265,7 +274,7 @@ class _Run:
                 self.prompt,
                 *case.params,
                 session=Session(),
-                overrides_store=self.overrides_store,
+                overrides_store=self.overrides,
                 overrides_tag=tag,
                 deadline=self.deadline,
                 max_tool_rounds=self.max_tool_rounds,
@@ -334,7 +343,33 @@ class _Run:
             evaluators=tuple(evaluator.name for evaluator in self.evaluators),
             interrupted=interrupted,
             duration_s=self.clock.monotonic() - self.started,
+            overrides=self.snapshots,
+            settings=self.settings(),
+            dataset_source=self.dataset.source,
         )
+
+    def settings(self) -> dict[str, Any]:
+        """What besides the texts decided the replies: the run's limits, the model's settings."""
+        from promptkit.adapters import WireAdapter
+
+        deadline = self.deadline
+        if isinstance(deadline, timedelta):
+            deadline = deadline.total_seconds()
+        model_settings = (
+            {
+                name: list(value) if isinstance(value, tuple) else value
+                for name, value in dataclasses.asdict(self.adapter.settings).items()
+                if value is not None
+            }
+            if isinstance(self.adapter, WireAdapter)
+            else {}
+        )
+        return {
+            "concurrency": self.concurrency,
+            "deadline_s": deadline,
+            "max_tool_rounds": self.max_tool_rounds,
+            "model_settings": model_settings,
+        }
 
 
 def _tags(tag: str | Sequence[str]) -> tuple[str, ...]:
@@ -353,7 +388,7 @@ def _error_text(error: BaseException) -> str:
 def _usage_of_failure(error: BaseException) -> TokenUsage | None:
     # An answer that did not parse, was cut off or refused still cost tokens; the adapter
     # attaches its partial response (OutputParseError, ModelOutputError) to the error.
-    from promptkit.adapters.response import TokenUsage
+    from promptkit.adapters import TokenUsage
 
     usage = getattr(getattr(error, "response", None), "usage", None)
     return usage if isinstance(usage, TokenUsage) else None

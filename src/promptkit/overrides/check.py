@@ -5,7 +5,9 @@ a file that cannot be used (malformed, special, too large, outside the root), a 
 typed into a body (the same scanner as `set` refuses with), and each entry that is stale,
 names a path the prompt does not have, or targets a section that does not accept overrides.
 A file whose prompt was not given cannot be checked for staleness, which is a problem too
-unless `syntax_only`. It is what `promptkit overrides check` runs in CI.
+unless `syntax_only`. A file written by a promotion is also read against its evidence (kind
+`evidence`): an entry edited since, evidence edited since, a dataset changed since. It is what
+`promptkit overrides check` runs in CI.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from promptkit.errors import OverridesError
+from promptkit.overrides._promotion import PROMOTION_TABLE, promotion_problems
 from promptkit.overrides.files import OverrideFileError
 from promptkit.overrides.layout import escaping_folders, override_files
 from promptkit.overrides.local import LocalPromptOverridesStore
 from promptkit.overrides.shared import SharedSectionOverride
-from promptkit.overrides.toml_format import key_line, table_line
+from promptkit.overrides.toml_format import key_line, table_header_line, table_line
 from promptkit.overrides.validation import credential_text
 from promptkit.prompt import Prompt, PromptOverride
 from promptkit.secrets import find_secrets
@@ -72,15 +75,16 @@ class EntryState:
         return f"fresh (hash {self.override_hash})"
 
 
-ProblemKind = Literal["invalid", "credential", "entry", "unchecked"]
+ProblemKind = Literal["invalid", "credential", "entry", "unchecked", "evidence"]
 
 
 @dataclass(frozen=True)
 class OverrideProblem:
     """One problem found by `check_overrides`: the file, the line when known, and what.
 
-    `kind` is `invalid` (the file cannot be used), `credential`, `entry` (see `entry`) or
-    `unchecked` (no prompt to compare the file with).
+    `kind` is `invalid` (the file cannot be used), `credential`, `entry` (see `entry`),
+    `unchecked` (no prompt to compare the file with) or `evidence` (the promoted text or its
+    evidence changed since the promotion).
     """
 
     file: str
@@ -217,6 +221,8 @@ def check_overrides(
             continue
         text = file.read_text(encoding="utf-8")
         problems.extend(_credential_problems(file, text))
+        if isinstance(value, PromptOverride):
+            problems.extend(_evidence_problems(file, text, value, root_path))
         if not syntax_only:
             problems.extend(_entry_problems(file, text, value, known))
     return tuple(problems)
@@ -233,6 +239,16 @@ def _credential_problems(file: Path, text: str) -> list[OverrideProblem]:
             kind="credential",
         )
         for finding in findings
+    ]
+
+
+def _evidence_problems(
+    file: Path, text: str, value: PromptOverride, root: Path
+) -> list[OverrideProblem]:
+    line = table_header_line(text.splitlines(), PROMOTION_TABLE) if value.promotion else None
+    return [
+        OverrideProblem(str(file), message, line, kind="evidence")
+        for message in promotion_problems(value, root=root)
     ]
 
 

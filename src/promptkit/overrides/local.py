@@ -17,6 +17,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,6 +25,7 @@ from typing import Any, TypeVar
 from promptkit.durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
+from promptkit.overrides._promotion import OverridesSnapshot, replaced_entries
 from promptkit.overrides.atomic import ensure_ignore_file, locked, remove_file
 from promptkit.overrides.defaults import default_body, seed_entries
 from promptkit.overrides.files import DEFAULT_MAX_FILE_BYTES, OverrideFileError, require_inside
@@ -183,14 +185,28 @@ class LocalPromptOverridesStore:
         Each section entry must name a section of `descriptor` that accepts overrides, with
         its current content hash; each tool entry a tool with its current contract hash.
         """
-        if (override.ns, override.prompt_key) != (descriptor.ns, descriptor.key):
-            raise OverridesError(
-                f"override for {override.ns}/{override.prompt_key} passed with the descriptor of"
-                f" {descriptor.ns}/{descriptor.key}; pass the matching prompt's descriptor"
-            )
         self._prompt_place(descriptor.ns, descriptor.key, override.tag)
         sections, tools = checked_entries(descriptor, override)
         return self._merge(descriptor.ns, descriptor.key, override.tag, sections, tools)
+
+    def replace_entries(
+        self,
+        descriptor: PromptDescriptor,
+        override: PromptOverride,
+        *,
+        expected: OverridesSnapshot,
+    ) -> PromptOverride:
+        """Make `override`'s tag hold exactly its entries and `promotion` evidence, in one atomic
+        replace of the file, when the stored entries still match `expected` (compared under the
+        file's lock); OverridesConflictError naming what changed otherwise. Entries are checked
+        as `upsert` checks them; a writer killed at any point leaves the old file or the new."""
+        file, place = self._prompt_place(descriptor.ns, descriptor.key, override.tag)
+        sections, tools = checked_entries(descriptor, override)
+        with self._locked(file):
+            stored = self._reader.read(file, place, decode_prompt_override)
+            updated = replaced_entries(stored, override, sections, tools, expected, str(file))
+            self._write(file, encode_prompt_override(updated), updated)
+        return updated
 
     def set_section_override(
         self,
@@ -439,14 +455,8 @@ class LocalPromptOverridesStore:
             else:
                 merged_sections = {**current.sections, **sections}
                 merged_tools = {**current.tools, **tools}
-            updated = PromptOverride(
-                ns=ns,
-                prompt_key=prompt_key,
-                tag=tag,
-                sections=merged_sections,
-                tools=merged_tools,
-                location=str(file),
-            )
+            # Evidence of a promotion stays: `check` then names what changed since.
+            updated = replace(current, sections=merged_sections, tools=merged_tools)
             self._write(file, encode_prompt_override(updated), updated)
         _log.info(
             "overrides_written",
@@ -476,9 +486,7 @@ class LocalPromptOverridesStore:
             tools = {n: e for n, e in current.tools.items() if n != tool}
             if len(sections) == len(current.sections) and len(tools) == len(current.tools):
                 return False
-            updated = PromptOverride(
-                ns, prompt_key, tag, sections=sections, tools=tools, location=str(file)
-            )
+            updated = replace(current, sections=sections, tools=tools, location=str(file))
             self._write(file, encode_prompt_override(updated), updated)
         return True
 

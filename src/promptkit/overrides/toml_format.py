@@ -9,7 +9,9 @@ line of the first problem.
 Each section entry records `body_sha256`, the hash of the body as promptkit wrote it. A body
 that no longer matches was edited by hand: it is read as the operator's, dated by the file's
 modification time, and the next write records it so. A shared file may end with a
-`[provenance]` table of what its body describes (`SharedSectionOverride.provenance`).
+`[provenance]` table of what its body describes (`SharedSectionOverride.provenance`). A prompt
+file written by a promotion ends with a `[promotion]` table, its evidence
+(`PromptOverride.promotion`, read back by `promptkit.overrides._promotion`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any, cast, get_args
 import tomli_w
 
 from promptkit.names import is_valid_key
+from promptkit.overrides._promotion import PROMOTION_TABLE
 from promptkit.overrides.files import OverrideFileError
 from promptkit.overrides.layout import FilePlace
 from promptkit.overrides.shared import ProvenanceValue, SharedSectionOverride
@@ -78,6 +81,8 @@ def encode_prompt_override(override: PromptOverride) -> str:
         _section_chunk("/".join(path), entry) for path, entry in sorted(override.sections.items())
     )
     chunks.extend(_tool_chunk(name, entry) for name, entry in sorted(override.tools.items()))
+    if override.promotion is not None:
+        chunks.append(tomli_w.dumps({PROMOTION_TABLE: dict(override.promotion)}))
     return "\n".join(chunks)
 
 
@@ -122,7 +127,7 @@ def decode_prompt_override(
     """
     data = _parse(text, file)
     reader = _Reader(text, file, modified_at)
-    reader.check_header(data, place, _PROMPT_HEADER, allowed={"sections", "tools"})
+    reader.check_header(data, place, _PROMPT_HEADER, allowed={"sections", "tools", PROMOTION_TABLE})
     sections: dict[SectionPath, SectionOverride] = {}
     for name, value in reader.table(data, "sections").items():
         where = f"sections.{_quoted(name)}"
@@ -149,6 +154,7 @@ def decode_prompt_override(
         sections=sections,
         tools=tools,
         location=str(file),
+        promotion=reader.promotion(data.get(PROMOTION_TABLE)),
     )
 
 
@@ -249,6 +255,12 @@ def table_line(lines: list[str], table: str, name: str) -> int | None:
     pattern = re.compile(
         rf'\s*\[\s*{re.escape(table)}\s*\.\s*(?:"{re.escape(name)}"|{re.escape(name)})\s*\]'
     )
+    return next((n for n, line in enumerate(lines, 1) if pattern.match(line)), None)
+
+
+def table_header_line(lines: list[str], name: str) -> int | None:
+    """The line number of the `[name]` table header in `lines`."""
+    pattern = re.compile(rf"\s*\[\s*{re.escape(name)}\s*\]")
     return next((n for n, line in enumerate(lines, 1) if pattern.match(line)), None)
 
 
@@ -386,10 +398,18 @@ class _Reader:
                 )
         return fields
 
+    def promotion(self, value: object) -> dict[str, Any] | None:
+        # Only its shape is checked here: a render never fails on evidence, and `check`
+        # compares its content with the entries.
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise self.error(self.key_line(PROMOTION_TABLE), "promotion must be a table")
+        return cast(dict[str, Any], value)
+
     def table_header(self, name: str) -> int | None:
         """The line of the `[name]` table header."""
-        pattern = re.compile(rf"\s*\[\s*{re.escape(name)}\s*\]")
-        return next((n for n, line in enumerate(self.lines, 1) if pattern.match(line)), None)
+        return table_header_line(self.lines, name)
 
     def tool_entry(self, value: object, *, where: str, at: _At) -> ToolOverride:
         fields = self._fields(value, where=where, at=at, allowed=_TOOL_KEYS)

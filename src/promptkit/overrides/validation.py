@@ -34,6 +34,11 @@ def checked_entries(
 ) -> tuple[dict[SectionPath, SectionOverride], dict[str, ToolOverride]]:
     """The entries of `override`, each checked against `descriptor` (known path that accepts
     overrides, current hash, clean text); OverridesError for the first that is not."""
+    if (override.ns, override.prompt_key) != (descriptor.ns, descriptor.key):
+        raise OverridesError(
+            f"override for {override.ns}/{override.prompt_key} passed with the descriptor of"
+            f" {descriptor.ns}/{descriptor.key}; pass the matching prompt's descriptor"
+        )
     sections: dict[SectionPath, SectionOverride] = {}
     for raw_path, entry in override.sections.items():
         path = require_section_path(raw_path)
