@@ -19,6 +19,7 @@ from promptkit.adapters._conversation import (
     conversation_messages,
     keep_messages,
 )
+from promptkit.adapters._cost import PriceTable
 from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._loop import LoopOptions, LoopTally, Step, tool_loop
 from promptkit.adapters._options import (
@@ -29,7 +30,6 @@ from promptkit.adapters._options import (
     DEFAULT_USER_MESSAGE,
     CallOptions,
 )
-from promptkit.adapters._cost import PriceTable
 from promptkit.adapters._record import (
     ExecutionRecord,
     write_failure_record,
