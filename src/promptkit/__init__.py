@@ -93,6 +93,7 @@ else:
                 "ProviderAdapter",
                 "TokenUsage",
             ),
+            "promptkit.app": ("App",),
             "promptkit.digest": (
                 "WorkspaceDigest",
                 "WorkspaceDigestSection",

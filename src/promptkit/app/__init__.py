@@ -5,6 +5,14 @@ the command line (`--app module:attr`) and the operator's promoted text meet in 
 The user guide is docs/production.md.
 """
 
-from promptkit.app._app import App
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-__all__ = ["App"]
+__all__: list[str]  # assigned below from the export table
+
+if TYPE_CHECKING:
+    from promptkit.app._app import App as App
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(__name__, {"promptkit.app._app": ("App",)})
