@@ -5,7 +5,7 @@ file per (namespace, prompt, tag) under `overrides/`, safe under concurrent writ
 `SharedSectionStore` adds sections shared by every prompt with the same section key.
 `OverridesSnapshot` identifies a tag's entries by content, `bind_promotion` seals evidence to
 entries, and `PromotableOverridesStore` replaces a tag's entries with their evidence all at once
-(see `promptkit.evals.promote`).
+(see `promptkit.evals.promote_overrides`).
 """
 
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
