@@ -26,8 +26,7 @@ from promptkit.evals import (
     run_evaluation,
     write_evaluation_outputs,
 )
-from promptkit.testing import FakeProviderServer
-from promptkit.testing.script import load_reply_script
+from promptkit.testing import FakeProviderServer, load_reply_script
 
 HERE = Path(__file__).resolve().parent
 DATASET = HERE / "evals" / "triage.yaml"

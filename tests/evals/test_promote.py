@@ -16,8 +16,7 @@ from promptkit.evals import (
     run_evaluation,
 )
 from promptkit.overrides import LocalPromptOverridesStore, check_overrides
-from promptkit.testing import FakeProviderServer, RecordedRequest, Reply
-from promptkit.testing.script import reply_script_from
+from promptkit.testing import FakeProviderServer, RecordedRequest, Reply, reply_script_from
 
 from .conftest import CANDIDATE_WORDING, CAPITAL_PROMPT, Country, openai_adapter
 

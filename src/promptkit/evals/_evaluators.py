@@ -21,7 +21,7 @@ from promptkit.errors import ArgumentTypeError, ArgumentValueError
 from promptkit.evals._dataset import Case
 
 if TYPE_CHECKING:
-    from promptkit.adapters.response import PromptResponse
+    from promptkit.adapters import PromptResponse
 
 
 @dataclass(frozen=True)

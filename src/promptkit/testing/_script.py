@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from promptkit.errors import ArgumentTypeError, UsageError
-from promptkit.testing.fake_server import RecordedRequest
-from promptkit.testing.replies import Reply, Usage
+from promptkit.testing._fake_server import RecordedRequest
+from promptkit.testing._replies import Reply, Usage
 
 _REPLY_KINDS = ("text", "json", "error")
 _RULE_FIELDS = frozenset({"when", "usage", "delay", *_REPLY_KINDS})
