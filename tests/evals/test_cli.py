@@ -221,6 +221,88 @@ def test_ctrl_c_stops_the_run_and_reports_what_finished(project: Path):
     assert "Traceback" not in stderr
 
 
+BLOCKING_EVALUATOR = """
+import sys
+import threading
+
+
+def blocking(case, response):
+    if case.id == "c1":
+        print("evaluator blocking", file=sys.stderr, flush=True)
+        threading.Event().wait()
+    return 1.0
+"""
+
+
+def test_one_ctrl_c_stops_a_run_held_by_a_blocking_evaluator(project: Path):
+    cases = "".join(
+        f'{{"id": "c{i}", "params": {{"name": "Land{i}"}}, "expected": "x"}}\n' for i in range(2)
+    )
+    write_files(
+        project,
+        {
+            "evals/two.jsonl": cases,
+            "answer.yaml": "default: {text: x}\n",
+            "slow_eval.py": BLOCKING_EVALUATOR,
+        },
+    )
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "promptkit",
+            "eval",
+            "capitals:PROMPT",
+            "--dataset",
+            "evals/two.jsonl",
+            "--provider",
+            "fake",
+            "--script",
+            "answer.yaml",
+            "--evaluator",
+            "slow_eval:blocking",
+            "--concurrency",
+            "1",
+        ],
+        cwd=project,
+        env=offline_env() | {"PYTHONPATH": str(project)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:  # wait, without sleeping, until the evaluator blocks
+        if "evaluator blocking" in line:
+            break
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+
+    assert process.returncode == 130, stderr
+    assert "interrupted: 1 of 2 evaluations finished" in stdout
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("deadline", ["nan", "-1", "0", "inf", "soon"])
+def test_a_deadline_that_is_not_a_positive_finite_time_is_a_usage_error(
+    project: Path, deadline: str
+):
+    ran = run_promptkit(
+        "eval",
+        "capitals:PROMPT",
+        "--provider",
+        "fake",
+        "--script",
+        "improving.yaml",
+        "--deadline",
+        deadline,
+        cwd=project,
+    )
+
+    assert ran.returncode == 2
+    assert "argument --deadline: expected a" in ran.stderr
+    assert "Traceback" not in ran.stderr
+
+
 def test_promote_refuses_a_regression_and_names_the_case(project: Path):
     ran = run_promptkit(
         "overrides",
