@@ -21,8 +21,7 @@ from promptkit.adapters import OpenAIAdapter
 from promptkit.evals import Case, JsonFieldEquals, load_dataset, run_evaluation
 from promptkit.evals.outputs import write_evaluation_outputs
 from promptkit.evals.promote import promote_overrides
-from promptkit.testing import FakeProviderServer
-from promptkit.testing.script import load_reply_script
+from promptkit.testing import FakeProviderServer, load_reply_script
 
 HERE = Path(__file__).resolve().parent
 DATASET = HERE / "evals" / "triage.yaml"

@@ -21,8 +21,7 @@ from promptkit.evals import (
     run_evaluation,
 )
 from promptkit.evals._dataset_file import MAX_CASE_LINE_BYTES
-from promptkit.testing import FakeProviderServer
-from promptkit.testing.script import reply_script_from
+from promptkit.testing import FakeProviderServer, reply_script_from
 
 from .conftest import CAPITAL_PROMPT, Country, openai_adapter
 

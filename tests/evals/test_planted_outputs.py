@@ -13,7 +13,6 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
-from promptkit.adapters.tracing import CAPTURE_CONTENT_VARIABLE
 from promptkit.cli.eval_table import report_table
 from promptkit.evals import Case, ExactMatch, FunctionEvaluator, load_dataset, run_evaluation
 from promptkit.evals.html_report import render_html_report
@@ -112,7 +111,7 @@ def test_planted_credentials_reach_no_evaluation_output(
     monkeypatch: pytest.MonkeyPatch,
     capture: str,
 ) -> None:
-    monkeypatch.setenv(CAPTURE_CONTENT_VARIABLE, capture)
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", capture)
     server.respond_with(_reply)
     dataset = load_dataset(_dataset_file(tmp_path), PROMPT)
     assert len(dataset.cases) == len(PLANTED) and dataset.invalid == ()

@@ -21,16 +21,16 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from promptkit.adapters._deadline import Deadline
-from promptkit.adapters._events import TextDelta
-from promptkit.adapters._loop import SendRequest
-from promptkit.adapters._wire_api import StreamDecoder, WireApi, WireReply
-from promptkit.adapters.attempts import (
+from promptkit.adapters._attempts import (
     DeadlinePassedError,
     DeadlineReachedError,
     call_within,
     send_until_deadline,
 )
+from promptkit.adapters._deadline import Deadline
+from promptkit.adapters._events import TextDelta
+from promptkit.adapters._loop import SendRequest
+from promptkit.adapters._wire_api import StreamDecoder, WireApi, WireReply
 from promptkit.errors import PromptkitError, ProviderConnectionError, ProviderTimeoutError
 
 Translate = Callable[..., PromptkitError | None]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from promptkit.errors import ArgumentValueError
 
 if TYPE_CHECKING:
-    from promptkit.adapters.base import ProviderAdapter
+    from promptkit.adapters import ProviderAdapter
     from promptkit.evals import EvaluationReport
     from promptkit.overrides import LocalPromptOverridesStore
     from promptkit.prompt import Prompt
@@ -198,7 +198,7 @@ def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
     if args.provider != "fake":
         if args.script:
             raise ArgumentValueError("--script is for --provider fake")
-        from promptkit.adapters.selection import choose_adapter
+        from promptkit.adapters import choose_adapter
 
         choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
         if choice.adapter.provider == "static":
@@ -213,8 +213,7 @@ def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
     if not args.script:
         raise ArgumentValueError("--provider fake needs --script FILE (see docs/evaluation.md)")
     from promptkit.adapters import OpenAIAdapter
-    from promptkit.testing import FakeProviderServer
-    from promptkit.testing.script import load_reply_script
+    from promptkit.testing import FakeProviderServer, load_reply_script
 
     script = load_reply_script(args.script)
     with FakeProviderServer() as server:

@@ -22,7 +22,7 @@ from promptkit.evals.dataset import Case
 from promptkit.secrets import redact_secrets
 
 if TYPE_CHECKING:
-    from promptkit.adapters.response import PromptResponse
+    from promptkit.adapters import PromptResponse
 
 
 @dataclass(frozen=True)

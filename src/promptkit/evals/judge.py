@@ -21,8 +21,7 @@ from promptkit.jsonable import json_ready
 from promptkit.prompt import MarkdownSection, OverridesLookup, Prompt, TextSection
 
 if TYPE_CHECKING:
-    from promptkit.adapters.base import ProviderAdapter
-    from promptkit.adapters.response import PromptResponse
+    from promptkit.adapters import PromptResponse, ProviderAdapter
 
 DEFAULT_JUDGE_DEADLINE_S = 120.0
 

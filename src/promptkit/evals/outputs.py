@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from promptkit.adapters.record import ExecutionRecord, write_manifest
+from promptkit.adapters import ExecutionRecord, write_manifest
 from promptkit.durable import write_atomically
 from promptkit.evals.html_report import render_html_report
 from promptkit.evals.report import EvaluationReport

@@ -48,8 +48,7 @@ from promptkit.prompt import OverridesLookup, Prompt
 from promptkit.secrets import redact_secrets
 
 if TYPE_CHECKING:
-    from promptkit.adapters.base import ProviderAdapter
-    from promptkit.adapters.response import PromptResponse, TokenUsage
+    from promptkit.adapters import PromptResponse, ProviderAdapter, TokenUsage
 
 _log = get_logger("promptkit.evals")
 
@@ -436,7 +435,7 @@ def _error_text(error: BaseException) -> str:
 def _usage_of_failure(error: BaseException) -> TokenUsage | None:
     # An answer that did not parse, was cut off or refused still cost tokens; the adapter
     # attaches its partial response (OutputParseError, ModelOutputError) to the error.
-    from promptkit.adapters.response import TokenUsage
+    from promptkit.adapters import TokenUsage
 
     usage = getattr(getattr(error, "response", None), "usage", None)
     return usage if isinstance(usage, TokenUsage) else None

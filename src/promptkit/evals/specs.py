@@ -27,7 +27,7 @@ from promptkit.evals.evaluators import (
 )
 
 if TYPE_CHECKING:
-    from promptkit.adapters.base import ProviderAdapter
+    from promptkit.adapters import ProviderAdapter
 
 SPEC_HELP = (
     "exact, contains[:TEXT], icontains[:TEXT], regex:PATTERN, json:FIELD, judge:CRITERIA, or"

@@ -16,7 +16,7 @@ The SDK is imported only when a server is built or a connection opened. The guid
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
 TYPE_CHECKING = False
 
-__all__: list[str]  # assigned below from the declared imports
+__all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     from promptkit.mcp._connection import (
@@ -36,4 +36,18 @@ if TYPE_CHECKING:
 else:
     from promptkit._lazy import lazy_exports
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__)
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.mcp._connection": (
+                "McpConnection",
+                "McpHttpServer",
+                "McpStdioServer",
+                "McpToolInfo",
+                "connect_mcp",
+            ),
+            "promptkit.mcp._section": ("McpToolsSection",),
+            "promptkit.mcp._server": ("DIGEST_URI", "build_workspace_server", "serve_workspace"),
+            "promptkit.mcp._workspace": ("ServeOptions",),
+        },
+    )

@@ -119,7 +119,7 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
     answer, cache writes and reasoning included.
     """
     # Loaded on use, as the other adapter names here: the report module stays light to import.
-    from promptkit.adapters.response import executed_token_usage
+    from promptkit.adapters import executed_token_usage
 
     executed = tuple(executed)
     pending = sorted(calls, key=lambda call: call.invoked_at)

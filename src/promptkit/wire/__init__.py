@@ -12,37 +12,54 @@ This package imports no prompt, session or SDK code when imported (SDK types loa
 for), so `promptkit.testing` can read it and stay importable without the prompt core.
 """
 
-from promptkit.wire._formats import (
-    CHAT_COMPLETIONS,
-    MESSAGES,
-    RESPONSES,
-    WIRE_FORMATS,
-    Endpoint,
-    WireFormat,
-)
-from promptkit.wire._request_types import declared_only, request_type_problems
-from promptkit.wire._strict import (
-    ANTHROPIC_STRICT,
-    OPENAI_STRICT,
-    StrictDialect,
-    check_tool_names,
-    strict_schema_problems,
-    walk_schema,
-)
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-__all__ = [
-    "ANTHROPIC_STRICT",
-    "CHAT_COMPLETIONS",
-    "MESSAGES",
-    "OPENAI_STRICT",
-    "RESPONSES",
-    "WIRE_FORMATS",
-    "Endpoint",
-    "StrictDialect",
-    "WireFormat",
-    "check_tool_names",
-    "declared_only",
-    "request_type_problems",
-    "strict_schema_problems",
-    "walk_schema",
-]
+__all__: list[str]  # assigned below from the export table
+
+if TYPE_CHECKING:
+    from promptkit.wire._formats import (
+        CHAT_COMPLETIONS as CHAT_COMPLETIONS,
+        MESSAGES as MESSAGES,
+        RESPONSES as RESPONSES,
+        WIRE_FORMATS as WIRE_FORMATS,
+        Endpoint as Endpoint,
+        WireFormat as WireFormat,
+    )
+    from promptkit.wire._request_types import (
+        declared_only as declared_only,
+        request_type_problems as request_type_problems,
+    )
+    from promptkit.wire._strict import (
+        ANTHROPIC_STRICT as ANTHROPIC_STRICT,
+        OPENAI_STRICT as OPENAI_STRICT,
+        StrictDialect as StrictDialect,
+        check_tool_names as check_tool_names,
+        strict_schema_problems as strict_schema_problems,
+        walk_schema as walk_schema,
+    )
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.wire._formats": (
+                "CHAT_COMPLETIONS",
+                "MESSAGES",
+                "RESPONSES",
+                "WIRE_FORMATS",
+                "Endpoint",
+                "WireFormat",
+            ),
+            "promptkit.wire._request_types": ("declared_only", "request_type_problems"),
+            "promptkit.wire._strict": (
+                "ANTHROPIC_STRICT",
+                "OPENAI_STRICT",
+                "StrictDialect",
+                "check_tool_names",
+                "strict_schema_problems",
+                "walk_schema",
+            ),
+        },
+    )

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 from promptkit.adapters._options import CallOptions
-from promptkit.adapters.response import PromptResponse
+from promptkit.adapters._response import PromptResponse
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.prompt import Prompt
 from promptkit.session import Session, SessionProtocol

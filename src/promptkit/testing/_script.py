@@ -30,8 +30,8 @@ from typing import Any
 
 from promptkit.errors import ArgumentTypeError, InputFileError, UsageError
 from promptkit.input_files import open_regular_file, read_limited, yaml_loader
-from promptkit.testing.fake_server import RecordedRequest
-from promptkit.testing.replies import Reply, Usage
+from promptkit.testing._fake_server import RecordedRequest
+from promptkit.testing._replies import Reply, Usage
 
 _REPLY_KINDS = ("text", "json", "error")
 _RULE_FIELDS = frozenset({"when", "usage", "delay", *_REPLY_KINDS})

@@ -33,8 +33,8 @@ from promptkit.logging import get_logger
 from promptkit.testing._chat import FakeChatCompletions
 from promptkit.testing._fake_api import FakeApi, WireRenderError
 from promptkit.testing._messages import FakeMessages
+from promptkit.testing._replies import Reply
 from promptkit.testing._responses import FakeResponses
-from promptkit.testing.replies import Reply
 from promptkit.wire import Endpoint
 
 _log = get_logger("promptkit.testing")

@@ -19,7 +19,7 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from promptkit.adapters._deadline import Deadline
-from promptkit.adapters.provider_errors import RETRY_COUNT_HEADER
+from promptkit.adapters._provider_errors import RETRY_COUNT_HEADER
 
 T = TypeVar("T")
 
@@ -32,7 +32,7 @@ class DeadlinePassedError(Exception):
 
 
 Send = Callable[[Any, Mapping[str, Any], float | None], Any]
-"""`send(client, request, timeout)`: one attempt (a codec's `create`, or opening a stream)."""
+"""`send(client, request, timeout)`: one attempt (a wire API's `create`, or opening a stream)."""
 
 
 def send_until_deadline(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from promptkit.errors import ArgumentValueError
 
 if TYPE_CHECKING:
-    from promptkit.adapters.response import TokenUsage
+    from promptkit.adapters._response import TokenUsage
 
 _PER_TOKEN = 1 / 1_000_000
 

@@ -1,13 +1,13 @@
 """The execution record: `manifest.json` in an output directory, written atomically.
 
-The format is the minimal execution record of the skill-artifact RFC: `status`
-(`completed`, `failed` or `running`), `outcome` (`success`, `failure` or `needs_human`),
-`duration` as seconds with an `s` suffix, `artifacts` (paths relative to the output directory),
-`metadata`, and `error` only when the outcome is a failure. Every file goes through
-`promptkit.durable.write_atomically`, so a reader never sees half a manifest, even after a crash,
-and through `redact_value`, so no string in it carries a credential.
-`write_failure_record` is how a failed run is recorded: a record that cannot be written is
-logged, never raised, so the run's own error is the one the caller sees.
+The format is the minimal execution record of the skill-artifact RFC: `status` (`completed`,
+`failed` or `running`), `outcome` (`success`, `failure` or `needs_human`), `duration` as seconds
+with an `s` suffix, `artifacts` (paths relative to the output directory), `metadata`, and `error`
+only when the outcome is a failure. Every file goes through `promptkit.durable.write_atomically`,
+so a reader never sees half a manifest, even after a crash, and through `redact_value`, so no
+string in it carries a credential. `write_failure_record` is how a failed run is recorded: a
+record that cannot be written is logged, never raised, so the run's own error is the one the
+caller sees.
 """
 
 from __future__ import annotations

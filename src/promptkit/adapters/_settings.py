@@ -12,13 +12,14 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args
 
-from promptkit.errors import ArgumentValueError, PromptkitError
+from promptkit.errors import ArgumentValueError
 
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 
 
-class UnsupportedSettingError(PromptkitError, ValueError):
-    """A `ModelSettings` field the wire API in use does not accept; nothing was sent."""
+class UnsupportedSettingError(ArgumentValueError):
+    """A `ModelSettings` field the wire API in use does not accept; nothing was sent. The
+    caller's mistake (a `UsageError`), and a `ValueError` as before."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
 
-from promptkit.adapters.conversation import Message
+from promptkit.adapters._conversation import Message
 from promptkit.prompt import ToolResult
 from promptkit.session import PromptExecuted, SessionProtocol
 

@@ -19,11 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from promptkit.adapters.local_servers import LOCAL_SERVER_KEY
+from promptkit.adapters._local_servers import LOCAL_SERVER_KEY
 from promptkit.errors import ProviderAuthenticationError, ProviderError
 
 if TYPE_CHECKING:
-    from promptkit.adapters.base import ProviderAdapter
+    from promptkit.adapters._provider import ProviderAdapter
 
 ProviderName = Literal["auto", "openai", "anthropic"]
 PROVIDER_NAMES: tuple[str, ...] = get_args(ProviderName)
