@@ -174,11 +174,14 @@ default: {text: x, delay: 600}
 """
 
 
-def test_ctrl_c_stops_the_run_and_reports_what_finished(project: Path):
-    cases = "".join(
-        f'{{"id": "c{i}", "params": {{"name": "Land{i}"}}, "expected": "x"}}\n' for i in range(3)
+def _interrupted_eval(project: Path, cases: int, waited_for: str, *options: str):
+    """`promptkit eval` on `cases` cases, sent one SIGINT once `waited_for` is on its stderr
+    (read without sleeping); its exit status, stdout and stderr."""
+    lines = "".join(
+        f'{{"id": "c{i}", "params": {{"name": "Land{i}"}}, "expected": "x"}}\n'
+        for i in range(cases)
     )
-    write_files(project, {"evals/many.jsonl": cases, "slow.yaml": FIRST_CASE_ONLY})
+    write_files(project, {"evals/many.jsonl": lines})
     process = subprocess.Popen(
         [
             sys.executable,
@@ -192,27 +195,33 @@ def test_ctrl_c_stops_the_run_and_reports_what_finished(project: Path):
             "evals/many.jsonl",
             "--provider",
             "fake",
-            "--script",
-            "slow.yaml",
             "--concurrency",
             "1",
-            "--output-dir",
-            "run",
+            *options,
         ],
         cwd=project,
-        env=offline_env(),
+        env=offline_env() | {"PYTHONPATH": str(project)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     assert process.stderr is not None
-    for line in process.stderr:  # wait, without sleeping, until a case has finished
-        if "evaluation_case_finished" in line:
+    for line in process.stderr:
+        if waited_for in line:
             break
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
+    return process.returncode, stdout, stderr
 
-    assert process.returncode == 130, stderr
+
+def test_ctrl_c_stops_the_run_and_reports_what_finished(project: Path):
+    write_files(project, {"slow.yaml": FIRST_CASE_ONLY})
+
+    status, stdout, stderr = _interrupted_eval(
+        project, 3, "evaluation_case_finished", "--script", "slow.yaml", "--output-dir", "run"
+    )
+
+    assert status == 130, stderr
     assert "interrupted: 1 of 3 evaluations finished" in stdout
     assert "not run" in stdout
     manifest = json.loads((project / "run" / "manifest.json").read_text())
@@ -235,49 +244,21 @@ def blocking(case, response):
 
 
 def test_one_ctrl_c_stops_a_run_held_by_a_blocking_evaluator(project: Path):
-    cases = "".join(
-        f'{{"id": "c{i}", "params": {{"name": "Land{i}"}}, "expected": "x"}}\n' for i in range(2)
-    )
     write_files(
-        project,
-        {
-            "evals/two.jsonl": cases,
-            "answer.yaml": "default: {text: x}\n",
-            "slow_eval.py": BLOCKING_EVALUATOR,
-        },
+        project, {"answer.yaml": "default: {text: x}\n", "slow_eval.py": BLOCKING_EVALUATOR}
     )
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "promptkit",
-            "eval",
-            "capitals:PROMPT",
-            "--dataset",
-            "evals/two.jsonl",
-            "--provider",
-            "fake",
-            "--script",
-            "answer.yaml",
-            "--evaluator",
-            "slow_eval:blocking",
-            "--concurrency",
-            "1",
-        ],
-        cwd=project,
-        env=offline_env() | {"PYTHONPATH": str(project)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stderr is not None
-    for line in process.stderr:  # wait, without sleeping, until the evaluator blocks
-        if "evaluator blocking" in line:
-            break
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
 
-    assert process.returncode == 130, stderr
+    status, stdout, stderr = _interrupted_eval(
+        project,
+        2,
+        "evaluator blocking",
+        "--script",
+        "answer.yaml",
+        "--evaluator",
+        "slow_eval:blocking",
+    )
+
+    assert status == 130, stderr
     assert "interrupted: 1 of 2 evaluations finished" in stdout
     assert "Traceback" not in stderr
 
