@@ -20,7 +20,6 @@ from promptkit.evals import (
     load_dataset,
     run_evaluation,
 )
-from promptkit.evals._dataset_file import MAX_CASE_LINE_BYTES
 from promptkit.testing import FakeProviderServer, reply_script_from
 
 from .conftest import CAPITAL_PROMPT, Country, openai_adapter
@@ -32,6 +31,7 @@ CASES = Dataset(
         Case("jp", (Country("Japan", "Asia"),), expected="Tokyo"),
     ),
 )
+MAX_CASE_LINE_BYTES = 16 * 1024 * 1024  # the documented size of a JSONL case line
 FRANCE = '{"id": "fr", "params": {"name": "France"}, "expected": "Paris"}\n'
 
 

@@ -14,9 +14,16 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
 from promptkit.cli.eval_table import report_table
-from promptkit.evals import Case, ExactMatch, FunctionEvaluator, load_dataset, run_evaluation
-from promptkit.evals.html_report import render_html_report
-from promptkit.evals.outputs import report_json_text, write_evaluation_outputs
+from promptkit.evals import (
+    Case,
+    ExactMatch,
+    FunctionEvaluator,
+    load_dataset,
+    render_html_report,
+    report_json_text,
+    run_evaluation,
+    write_evaluation_outputs,
+)
 from promptkit.testing import FakeProviderServer, RecordedRequest, Reply, ToolCall
 
 from ..credentials import PLANTED, leaked_values

@@ -12,7 +12,7 @@ run reaches it, and refuses a line whose bytes changed since the dataset was loa
 then grows with the number of cases, not with the size of the file.
 
 A YAML dataset is built in memory, so it is bounded in size (`MAX_YAML_BYTES`); the YAML reader
-refuses aliases (`promptkit.evals.yaml_cases`).
+refuses aliases (`promptkit.evals._yaml_cases`).
 """
 
 from __future__ import annotations

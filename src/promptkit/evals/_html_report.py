@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from promptkit.evals.report import EvaluationReport, TagSummary
+from promptkit.evals._report import EvaluationReport, TagSummary
 from promptkit.secrets import redact_secrets
 
 # Colour-blind-safe palette (Okabe-Ito), one colour per override tag.

@@ -140,7 +140,7 @@ def _invalid(file: Path, problem: BadLine | tuple[int, object, str]) -> InvalidC
 
 
 def _yaml_dataset(file: Path, raw: bytes, parse: Any) -> Dataset:
-    from promptkit.evals.yaml_cases import yaml_documents
+    from promptkit.evals._yaml_cases import yaml_documents
 
     try:
         text = raw.decode("utf-8")
