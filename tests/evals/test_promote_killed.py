@@ -53,7 +53,7 @@ def main(root, report_file, kill_at):
     import filelock
     import tomli_w
 
-    from promptkit.evals.promote import promote_overrides
+    from promptkit.evals import promote_overrides
     from promptkit.overrides import LocalPromptOverridesStore
 
     report = pickle.loads(Path(report_file).read_bytes())

@@ -18,7 +18,7 @@ from promptkit.evals import (
     JsonFieldEquals,
     run_evaluation,
 )
-from promptkit.evals.report import percentile
+from promptkit.evals._report import percentile
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.testing import FakeProviderServer, RecordedRequest, Reply, Usage, reply_script_from
 

@@ -27,7 +27,9 @@ _RETRYABLE_STATUSES = frozenset({408, 409, 429})
 _LONGEST_RETRY_AFTER_S = 60.0
 
 
-class DeadlinePassedError(Exception):
+# The two deadline signals never reach a caller: the transport turns each into the
+# evaluation's ProviderTimeoutError, so they stay outside the error hierarchy and private.
+class _DeadlinePassedError(Exception):
     """The deadline passed before the request could be answered or attempted again."""
 
 
@@ -49,7 +51,7 @@ def send_until_deadline(
     while True:
         remaining = deadline.remaining()
         if remaining is not None and remaining <= 0.0:
-            raise DeadlinePassedError
+            raise _DeadlinePassedError
         # The retry-count header carries the SDK's own count on, which error messages report.
         counted = {**request, "extra_headers": {RETRY_COUNT_HEADER: str(attempt)}}
         try:
@@ -93,7 +95,7 @@ def _is_retryable(
     return is_connection_error(error)
 
 
-class DeadlineReachedError(Exception):
+class _DeadlineReachedError(Exception):
     """The caller stopped waiting for a request because the evaluation's deadline passed."""
 
 
@@ -122,4 +124,4 @@ def call_within(call: Callable[[], T], timeout: float) -> T:
     except TimeoutError:
         if outcome.done():
             raise
-        raise DeadlineReachedError from None
+        raise _DeadlineReachedError from None

@@ -70,7 +70,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     """The dataset, evaluator, concurrency and model options `eval` and `promote` share."""
-    from promptkit.evals.specs import SPEC_HELP
+    from promptkit.evals import SPEC_HELP
 
     parser.add_argument(
         "--dataset",
@@ -107,8 +107,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate, show and write the report; returns the exit status."""
     from promptkit.cli.eval_table import report_table
-    from promptkit.evals.html_report import render_html_report
-    from promptkit.evals.outputs import report_json_text, write_evaluation_outputs
+    from promptkit.evals import render_html_report, report_json_text, write_evaluation_outputs
     from promptkit.overrides import LocalPromptOverridesStore
 
     prompt = load_cli_prompt(args.prompt)
@@ -148,8 +147,7 @@ def evaluate_from_args(
     """Load the dataset, build the adapter and evaluators from `args`, and run every case under
     `tags`; ValueError for a bad option."""
     from promptkit.cli.eval_table import ProgressBar
-    from promptkit.evals import load_dataset, run_evaluation
-    from promptkit.evals.specs import evaluator_from_spec
+    from promptkit.evals import evaluator_from_spec, load_dataset, run_evaluation
 
     dataset = load_dataset(dataset_path(args.dataset, prompt), prompt)
     with evaluation_adapter(args) as adapter:

@@ -18,7 +18,7 @@ from typing import Any
 from promptkit.errors import SessionError
 from promptkit.logging import get_logger
 from promptkit.names import require_key
-from promptkit.session.codec import codec_for, is_frozen_pydantic_model
+from promptkit.session._codec import codec_for, is_frozen_pydantic_model
 
 _log = get_logger("promptkit.session")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from promptkit.errors import ArgumentValueError
-from promptkit.evals.evaluators import (
+from promptkit.evals._evaluators import (
     Contains,
     Evaluator,
     ExactMatch,
@@ -53,7 +53,7 @@ def evaluator_from_spec(spec: str, *, judge_adapter: ProviderAdapter | None = No
     if kind == "judge" and argument:
         if judge_adapter is None:
             raise ArgumentValueError(f"evaluator {spec!r} needs a model to judge with")
-        from promptkit.evals.judge import LLMJudge
+        from promptkit.evals._judge import LLMJudge
 
         return LLMJudge(judge_adapter, argument)
     if kind and argument and kind not in ("exact", "regex", "json", "judge"):

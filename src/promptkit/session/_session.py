@@ -24,8 +24,8 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from promptkit.errors import SessionError
 from promptkit.names import require_key
-from promptkit.session.codec import codec_for
-from promptkit.session.events import (
+from promptkit.session._codec import codec_for
+from promptkit.session._events import (
     SESSION_ROLLED_BACK,
     SLICE_CLEARED,
     SLICE_SEEDED,
@@ -33,9 +33,9 @@ from promptkit.session.events import (
     SliceCleared,
     SliceSeeded,
 )
-from promptkit.session.reducers import append
-from promptkit.session.slices import is_in_memory_by_intent, slice_name
-from promptkit.session.snapshot import SessionSnapshot
+from promptkit.session._reducers import append
+from promptkit.session._slices import is_in_memory_by_intent, slice_name
+from promptkit.session._snapshot import SessionSnapshot
 
 T = TypeVar("T")
 S = TypeVar("S")

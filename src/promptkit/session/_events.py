@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from promptkit.session.slices import register_slice_type
-from promptkit.session.snapshot import SessionSnapshot
+from promptkit.session._slices import register_slice_type
+from promptkit.session._snapshot import SessionSnapshot
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,7 @@ def load_dataset(path: str | Path, prompt: Prompt[Any]) -> Dataset:
         line = raw[: error.start].count(b"\n") + 1
         raise DatasetError(f"{file} line {line}: the dataset is not UTF-8 text") from None
     if file.suffix in YAML_SUFFIXES:
-        from promptkit.evals.yaml_cases import yaml_documents
+        from promptkit.evals._yaml_cases import yaml_documents
 
         entries: Iterable[tuple[int, object]] = yaml_documents(text, file)
     elif file.suffix == ".jsonl":

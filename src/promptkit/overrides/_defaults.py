@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from promptkit.logging import get_logger
-from promptkit.overrides.validation import param_descriptions
+from promptkit.overrides._validation import param_descriptions
 from promptkit.prompt import (
     MarkdownSection,
     OverrideAuthor,

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from promptkit.errors import ModelOutputError
-from promptkit.evals.dataset import Case
-from promptkit.evals.evaluators import Score
+from promptkit.evals._dataset import Case
+from promptkit.evals._evaluators import Score
 from promptkit.jsonable import json_ready
 from promptkit.prompt import MarkdownSection, OverridesLookup, Prompt, TextSection
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from promptkit.errors import ArgumentTypeError, ArgumentValueError
-from promptkit.evals.dataset import Case
+from promptkit.evals._dataset import Case
 
 if TYPE_CHECKING:
     from promptkit.adapters import PromptResponse

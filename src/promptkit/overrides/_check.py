@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from promptkit.errors import OverridesError
+from promptkit.overrides._files import OverrideFileError
+from promptkit.overrides._layout import escaping_folders, override_files
+from promptkit.overrides._local import LocalPromptOverridesStore
 from promptkit.overrides._promotion import PROMOTION_TABLE, promotion_problems
-from promptkit.overrides.files import OverrideFileError
-from promptkit.overrides.layout import escaping_folders, override_files
-from promptkit.overrides.local import LocalPromptOverridesStore
-from promptkit.overrides.shared import SharedSectionOverride
-from promptkit.overrides.toml_format import key_line, table_header_line, table_line
-from promptkit.overrides.validation import credential_text
+from promptkit.overrides._shared import SharedSectionOverride
+from promptkit.overrides._toml_format import key_line, table_header_line, table_line
+from promptkit.overrides._validation import credential_text
 from promptkit.prompt import Prompt, PromptOverride
 from promptkit.secrets import find_secrets
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Protocol, TypeVar, runtime_checkable
 
-from promptkit.session.snapshot import SessionSnapshot
+from promptkit.session._snapshot import SessionSnapshot
 
 T = TypeVar("T")
 S = TypeVar("S")

@@ -16,7 +16,7 @@ from typing import Literal
 from promptkit.errors import OverridesError
 from promptkit.hostfiles import is_inside
 from promptkit.names import KEY_RULE, is_valid_key, require_key
-from promptkit.overrides.files import real_root
+from promptkit.overrides._files import real_root
 from promptkit.prompt import SectionPath
 
 SHARED_DIR = "_shared"

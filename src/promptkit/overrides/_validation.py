@@ -12,9 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from promptkit.errors import OverridesError
-from promptkit.overrides.layout import require_section_path
-from promptkit.overrides.shared import ProvenanceValue
-from promptkit.overrides.toml_format import AUTHOR_KINDS
+from promptkit.overrides._layout import require_section_path
+from promptkit.overrides._shared import ProvenanceValue
+from promptkit.overrides._toml_format import AUTHOR_KINDS
 from promptkit.prompt import (
     OverrideAuthor,
     Prompt,

@@ -12,7 +12,7 @@ Layout under the state root (explicit argument > $PROMPTKIT_HOME > ~/.promptkit)
 A session's state is base plus every event record with a higher seq, applied in seq order.
 Records hold the *changes* an event made (values appended, or a slice's new contents), never the
 reducer that made them, so loading needs no reducers. The record format and its checksum chain
-are in `promptkit.session.records`; appending is `promptkit.session.attachment`.
+are in `promptkit.session._records`; appending is `promptkit.session._attachment`.
 
 A loaded session remembers the last record it was loaded at. Attaching it again after the
 stored log moved on (another process appended) is refused with `SessionStaleError`: writing the
@@ -31,8 +31,8 @@ from promptkit.durable import write_atomically
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
 from promptkit.names import require_key
-from promptkit.session.attachment import FsyncPolicy, SessionAttachment, acquire_session_lock
-from promptkit.session.records import (
+from promptkit.session._attachment import FsyncPolicy, SessionAttachment, acquire_session_lock
+from promptkit.session._records import (
     BASE_FILE,
     EVENTS_FILE,
     METADATA_FILE,
@@ -44,7 +44,7 @@ from promptkit.session.records import (
     stored_head,
     workspace_id,
 )
-from promptkit.session.session import Session, StoredLog
+from promptkit.session._session import Session, StoredLog
 
 __all__ = [
     "FsyncPolicy",

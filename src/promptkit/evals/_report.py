@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptkit.evals.dataset import InvalidCase
+from promptkit.evals._dataset import InvalidCase
 from promptkit.overrides import OverridesSnapshot
 
 PERCENTILES = (50, 90, 99)

@@ -14,8 +14,8 @@ from typing import Any
 
 from promptkit.adapters import ExecutionRecord, write_manifest
 from promptkit.durable import write_atomically
-from promptkit.evals.html_report import render_html_report
-from promptkit.evals.report import EvaluationReport
+from promptkit.evals._html_report import render_html_report
+from promptkit.evals._report import EvaluationReport
 
 REPORT_JSON = "report.json"
 REPORT_HTML = "report.html"

@@ -29,7 +29,7 @@ from typing import Any
 
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentValueError, OverridesConflictError, PromotionRefusedError
-from promptkit.evals.report import EvaluationReport, TagComparison
+from promptkit.evals._report import EvaluationReport, TagComparison
 from promptkit.overrides import OverridesSnapshot, PromotableOverridesStore, bind_promotion
 from promptkit.prompt import Prompt, PromptOverride
 from promptkit.secrets import redact_secrets

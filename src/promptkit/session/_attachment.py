@@ -2,7 +2,7 @@
 
 An attachment holds the session directory's lock, writes the base when it starts (and on
 `compact`), and appends one checksummed record per event to events.jsonl, chained to the one
-before (see `promptkit.session.records`). Every value is passed through `redact_value` first,
+before (see `promptkit.session._records`). Every value is passed through `redact_value` first,
 so a credential that reached a session value is stored as `[REDACTED:<rule>]`. Before each
 append it checks that events.jsonl is still the size it left it: a file that moved under it
 means another writer, and the append is refused (`SessionStaleError`) rather than interleaved.
@@ -23,8 +23,8 @@ from promptkit.durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_value
-from promptkit.session.codec import codec_for
-from promptkit.session.records import (
+from promptkit.session._codec import codec_for
+from promptkit.session._records import (
     BASE_FILE,
     EVENTS_FILE,
     LOCK_FILE,
@@ -35,13 +35,13 @@ from promptkit.session.records import (
     read_metadata,
     workspace_id,
 )
-from promptkit.session.session import Session, StoredLog
-from promptkit.session.slices import slice_name
+from promptkit.session._session import Session, StoredLog
+from promptkit.session._slices import slice_name
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
 
-    from promptkit.session.store import SessionStore
+    from promptkit.session._store import SessionStore
 
 _log = get_logger("promptkit.session")
 

@@ -1,6 +1,6 @@
 """The stored form of a session: files, record lines with their checksum chain, and reading.
 
-Layout of one session directory (see `promptkit.session.store` for where it lives):
+Layout of one session directory (see `promptkit.session._store` for where it lives):
 
     metadata.json  what the session is (id, workspace, tags, status)
     base.jsonl     the slices at one seq: a header record, then one record per value
@@ -31,8 +31,8 @@ from typing import Any, Literal
 
 from promptkit.errors import SessionCorruptError, SessionError
 from promptkit.logging import get_logger
-from promptkit.session.codec import codec_for
-from promptkit.session.slices import slice_type_named
+from promptkit.session._codec import codec_for
+from promptkit.session._slices import slice_type_named
 
 _log = get_logger("promptkit.session")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from promptkit.evals.report import EvaluationReport, TagSummary
+from promptkit.evals._report import EvaluationReport, TagSummary
 
 # Colour-blind-safe palette (Okabe-Ito), one colour per override tag.
 _PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")

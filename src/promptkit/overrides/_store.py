@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from promptkit.overrides._promotion import OverridesSnapshot
-from promptkit.overrides.shared import SharedSectionOverride
+from promptkit.overrides._shared import SharedSectionOverride
 from promptkit.prompt import (
     OverrideAuthor,
     Prompt,

@@ -15,8 +15,8 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from promptkit.errors import SessionError
-from promptkit.session.codec import codec_for
-from promptkit.session.slices import slice_name, slice_type_named
+from promptkit.session._codec import codec_for
+from promptkit.session._slices import slice_name, slice_type_named
 
 T = TypeVar("T")
 

@@ -3,7 +3,7 @@
 A cache keyed by (mtime, size, inode) serves stale content on filesystems with coarse
 timestamps, where two writes within one tick can leave the same stamp (the inode of a replaced
 file is often reused). So every read takes the file's bytes (small, and read without
-blocking: `promptkit.overrides.files`) and reuses the parse only when the bytes are the same.
+blocking: `promptkit.overrides._files`) and reuses the parse only when the bytes are the same.
 A write reads the file under its lock the same way, so it merges into what is on disk.
 
 A file that cannot be used is remembered with its error, so a render that falls back to the
@@ -19,9 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar, cast
 
-from promptkit.overrides.files import OverrideFileError, read_override_bytes, utf8_text
-from promptkit.overrides.layout import FilePlace
-from promptkit.overrides.shared import SharedSectionOverride
+from promptkit.overrides._files import OverrideFileError, read_override_bytes, utf8_text
+from promptkit.overrides._layout import FilePlace
+from promptkit.overrides._shared import SharedSectionOverride
 from promptkit.prompt import PromptOverride
 
 Stored = PromptOverride | SharedSectionOverride

@@ -4,7 +4,7 @@ The store never drops entries it did not write; staleness is decided at render t
 read-modify-write holds the file's lock, reads the file from disk and replaces it atomically,
 so concurrent writers in any number of processes lose nothing on any filesystem; the root's
 `.gitignore` (written when absent) keeps lock and temp files out of review. Parses are cached
-by content (`promptkit.overrides.reading`).
+by content (`promptkit.overrides._reading`).
 
 A render never fails because of a file: `resolve` falls back to the code's defaults for a file
 it cannot use and logs `override_unreadable` once per file and error, unless the store was made
@@ -25,11 +25,10 @@ from typing import Any, TypeVar
 from promptkit.durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
-from promptkit.overrides._promotion import OverridesSnapshot, replaced_entries
-from promptkit.overrides.atomic import ensure_ignore_file, locked, remove_file
-from promptkit.overrides.defaults import default_body, seed_entries
-from promptkit.overrides.files import DEFAULT_MAX_FILE_BYTES, OverrideFileError, require_inside
-from promptkit.overrides.layout import (
+from promptkit.overrides._atomic import ensure_ignore_file, locked, remove_file
+from promptkit.overrides._defaults import default_body, seed_entries
+from promptkit.overrides._files import DEFAULT_MAX_FILE_BYTES, OverrideFileError, require_inside
+from promptkit.overrides._layout import (
     FilePlace,
     override_files,
     place_of,
@@ -37,16 +36,17 @@ from promptkit.overrides.layout import (
     require_section_path,
     shared_file,
 )
-from promptkit.overrides.reading import Decoder, OverrideReader, Stored
-from promptkit.overrides.shared import ProvenanceValue, SharedSectionOverride
-from promptkit.overrides.toml_format import (
+from promptkit.overrides._promotion import OverridesSnapshot, replaced_entries
+from promptkit.overrides._reading import Decoder, OverrideReader, Stored
+from promptkit.overrides._shared import ProvenanceValue, SharedSectionOverride
+from promptkit.overrides._toml_format import (
     HASH_PATTERN,
     decode_prompt_override,
     decode_shared,
     encode_prompt_override,
     encode_shared,
 )
-from promptkit.overrides.validation import (
+from promptkit.overrides._validation import (
     checked_author,
     checked_entries,
     checked_provenance,

@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 from promptkit.adapters import DEFAULT_MAX_TOOL_ROUNDS
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentTypeError, ArgumentValueError
+from promptkit.evals._dataset import Case, Dataset
+from promptkit.evals._evaluators import Evaluator, ScoreFunction, as_evaluator
+from promptkit.evals._report import CaseResult, EvaluationReport, EvaluatorResult
 from promptkit.evals._snapshot import RunOverrides
-from promptkit.evals.dataset import Case, Dataset
-from promptkit.evals.evaluators import Evaluator, ScoreFunction, as_evaluator
-from promptkit.evals.report import CaseResult, EvaluationReport, EvaluatorResult
 from promptkit.logging import get_logger
 from promptkit.prompt import OverridesLookup, Prompt
 from promptkit.secrets import redact_secrets

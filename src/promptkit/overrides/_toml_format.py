@@ -30,10 +30,10 @@ from typing import Any, cast, get_args
 import tomli_w
 
 from promptkit.names import is_valid_key
+from promptkit.overrides._files import OverrideFileError
+from promptkit.overrides._layout import FilePlace
 from promptkit.overrides._promotion import PROMOTION_TABLE
-from promptkit.overrides.files import OverrideFileError
-from promptkit.overrides.layout import FilePlace
-from promptkit.overrides.shared import ProvenanceValue, SharedSectionOverride
+from promptkit.overrides._shared import ProvenanceValue, SharedSectionOverride
 from promptkit.prompt import (
     OverrideAuthor,
     PromptOverride,
