@@ -234,7 +234,8 @@ class Evaluation(Generic[OutputT]):
             )
         duration = self.clock.monotonic() - self.started
         if self.conversation is not None:
-            keep_messages(self.session, self.conversation, tally.messages[len(self.history) :])
+            kept = tally.messages[len(self.history) :]
+            keep_messages(self.session, self.conversation, kept, added_at=self.clock.now())
         self.session.dispatch(
             PromptExecuted(
                 prompt_ns=rendered.ns,
