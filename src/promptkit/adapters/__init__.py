@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         DEFAULT_OVERRIDES_TAG as DEFAULT_OVERRIDES_TAG,
         DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE,
         CallOptions as CallOptions,
+        CallOptionsWithDeps as CallOptionsWithDeps,
     )
     from promptkit.adapters._tools import MAX_TOOL_RESULT_BYTES as MAX_TOOL_RESULT_BYTES
     from promptkit.adapters._wire_adapter import WireAdapter as WireAdapter
@@ -94,6 +95,7 @@ else:
                 "DEFAULT_OVERRIDES_TAG",
                 "DEFAULT_USER_MESSAGE",
                 "CallOptions",
+                "CallOptionsWithDeps",
             ),
             "promptkit.adapters._tools": ("MAX_TOOL_RESULT_BYTES",),
             "promptkit.adapters._wire_adapter": ("WireAdapter",),

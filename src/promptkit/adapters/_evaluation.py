@@ -73,9 +73,9 @@ class Evaluation(Generic[OutputT]):
     def __init__(
         self,
         adapter: WireAdapter,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, Any],
         session: Session,
-        options: CallOptions,
+        options: CallOptions[Any],
         *,
         method: str,
     ) -> None:
@@ -112,6 +112,9 @@ class Evaluation(Generic[OutputT]):
             raise ArgumentValueError(
                 "user_message must be a non-empty string (or None for the default)"
             )
+        deps = options.get("deps")
+        # Before anything is rendered or sent: a tool must never be told to run without them.
+        prompt.require_deps(deps)
         output_dir = options.get("output_dir")
         self.adapter = adapter
         self.prompt = prompt
@@ -125,7 +128,7 @@ class Evaluation(Generic[OutputT]):
         self.user_message = user_message or DEFAULT_USER_MESSAGE
         self.settings = adapter.settings.merged(settings)
         self.output_retries = output_retries
-        self.deps = options.get("deps")
+        self.deps = deps
         self.conversation = conversation
         self.history = (
             messages if conversation is None else conversation_messages(session, conversation)
