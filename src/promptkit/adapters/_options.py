@@ -36,6 +36,10 @@ DEFAULT_OUTPUT_RETRIES = 1
 DEFAULT_OVERRIDES_TAG = "latest"
 """The tag of the section overrides a call renders with when not told otherwise."""
 
+DEFAULT_TOOL_CONCURRENCY = 8
+"""The tool calls of one reply that run at once when not told otherwise (see
+`CallOptions.tool_concurrency`)."""
+
 DepsT = TypeVar("DepsT", default=Any)
 
 
@@ -65,6 +69,9 @@ class _RunOptions(TypedDict, total=False):
     output_retries: int
     """How often a reply that does not parse into the output type goes back to the model with
     the error (default `DEFAULT_OUTPUT_RETRIES`)."""
+    tool_concurrency: int
+    """How many tool calls of one reply run at once, at most (default
+    `DEFAULT_TOOL_CONCURRENCY`); only calls whose tools are `runs_concurrently` overlap."""
 
 
 class CallOptions(_RunOptions, Generic[DepsT], total=False):

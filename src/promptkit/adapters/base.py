@@ -95,7 +95,8 @@ class ProviderAdapter(ABC):
         (`overrides_store`, `overrides_tag`), continue a conversation (`messages`, or
         `conversation` kept in `session`), choose the request `settings`, the `user_message`
         and how often an unparsable reply is retried (`output_retries`), give tool handlers
-        `deps`, and record the run in `output_dir`.
+        `deps` and run up to `tool_concurrency` of one reply's calls at once, and record the
+        run in `output_dir`.
         """
 
     @overload

@@ -96,6 +96,11 @@ class Tool(Generic[ParamsT, DepsT]):
     schema; overrides use it to tune wording without a code change. `masks_credentials=False`
     hands results to the model exactly as the handler made them (see `mask_tool_result`): only
     for a tool whose results must show credentials, knowingly.
+
+    The calls of one reply may run at the same time when their tools say so:
+    `concurrency_safe=None` (the default) means yes for an `async def` handler and no for a
+    plain one, which may not be written for several threads; pass True for a plain handler that
+    is, or False for an async one that must run alone.
     """
 
     name: str
@@ -104,6 +109,7 @@ class Tool(Generic[ParamsT, DepsT]):
     handler: ToolHandler[ParamsT, DepsT]
     param_descriptions: Mapping[str, str] = field(default_factory=dict)
     masks_credentials: bool = True
+    concurrency_safe: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or TOOL_NAME_PATTERN.fullmatch(self.name) is None:
@@ -119,6 +125,11 @@ class Tool(Generic[ParamsT, DepsT]):
             )
         if not callable(self.handler):
             raise PromptValidationError(f"tool {self.name!r}: handler must be callable")
+        if self.concurrency_safe is not None and not isinstance(self.concurrency_safe, bool):
+            raise PromptValidationError(
+                f"tool {self.name!r}: concurrency_safe must be True, False or None, got"
+                f" {self.concurrency_safe!r}"
+            )
         unknown = set(self.param_descriptions) - set(self._base_schema.get("properties", {}))
         if unknown:
             raise PromptValidationError(
@@ -164,6 +175,11 @@ class Tool(Generic[ParamsT, DepsT]):
     def is_async(self) -> bool:
         """Whether the handler is an `async def` function."""
         return inspect.iscoroutinefunction(self.handler)
+
+    @property
+    def runs_concurrently(self) -> bool:
+        """Whether a call may run at the same time as other calls of the same reply."""
+        return self.is_async if self.concurrency_safe is None else self.concurrency_safe
 
     @cached_property
     def deps_need(self) -> DepsNeed | None:
