@@ -18,11 +18,15 @@ from pydantic import BaseModel
 
 from promptkit import LocalPromptOverridesStore, MarkdownSection, Prompt, TextSection
 from promptkit.adapters import OpenAIAdapter
-from promptkit.evals import Case, JsonFieldEquals, load_dataset, run_evaluation
-from promptkit.evals.outputs import write_evaluation_outputs
-from promptkit.evals.promote import promote_overrides
-from promptkit.testing import FakeProviderServer
-from promptkit.testing.script import load_reply_script
+from promptkit.evals import (
+    Case,
+    JsonFieldEquals,
+    load_dataset,
+    promote_overrides,
+    run_evaluation,
+    write_evaluation_outputs,
+)
+from promptkit.testing import FakeProviderServer, load_reply_script
 
 HERE = Path(__file__).resolve().parent
 DATASET = HERE / "evals" / "triage.yaml"

@@ -1,8 +1,8 @@
 """The error hierarchy: every error is a caller's mistake or a run-time failure, never both,
 and each also subclasses the builtin it stands for so existing `except` clauses keep working.
 
-"Every error" is every public exception class of every public promptkit module, wherever it is
-defined, not only those of `promptkit.errors`.
+"Every error" is every exception class with a public name in any promptkit module, private
+modules included (a caller meets their errors too), not only those of `promptkit.errors`.
 """
 
 from __future__ import annotations
@@ -17,28 +17,21 @@ import promptkit
 from promptkit import errors
 from promptkit.errors import PromptkitError, RunError, UsageError
 
-# Outside the split today, in promptkit.adapters: the adapters refactor (one module per wire API)
-# places them. The deadline signals are Exceptions only; UnsupportedSettingError is a ValueError.
-LEFT_OUTSIDE_THE_SPLIT = frozenset(
-    {"UnsupportedSettingError", "DeadlinePassedError", "DeadlineReachedError"}
-)
-LEFT_WITHOUT_A_BUILTIN = frozenset({"DeadlinePassedError", "DeadlineReachedError"})
 BUILTINS = (ValueError, TypeError, OSError, TimeoutError, RuntimeError)
 
 
-def _public_modules() -> list[str]:
+def _modules() -> list[str]:
     return [
         module.name
         for module in pkgutil.walk_packages(promptkit.__path__, "promptkit.")
-        if not any(part.startswith("_") for part in module.name.split("."))
+        if module.name != "promptkit.__main__"
     ]
 
 
 def _public_error_classes() -> list[type[BaseException]]:
-    """Exception classes of promptkit reachable under a public name of a public module
-    (re-exports from private modules included)."""
+    """Exception classes of promptkit under a public name, in any of its modules."""
     found: dict[str, type[BaseException]] = {}
-    for name in _public_modules():
+    for name in _modules():
         module = importlib.import_module(name)
         for attribute in dir(module):
             value = None if attribute.startswith("_") else getattr(module, attribute)
@@ -52,17 +45,6 @@ def _public_error_classes() -> list[type[BaseException]]:
     return [found[key] for key in sorted(found)]
 
 
-def _cases(left: frozenset[str]) -> list[object]:
-    """Every public error class, those named in `left` expected to fail until they move."""
-    left_mark = pytest.mark.xfail(
-        strict=True, reason="left to the adapters refactor; take it off the list once placed"
-    )
-    return [
-        pytest.param(error, marks=left_mark) if error.__name__ in left else error
-        for error in _public_error_classes()
-    ]
-
-
 def _name(error: type[BaseException]) -> str:
     return f"{error.__module__.removeprefix('promptkit.')}.{error.__qualname__}"
 
@@ -70,15 +52,19 @@ def _name(error: type[BaseException]) -> str:
 def test_the_error_classes_are_found_beyond_promptkit_errors() -> None:
     modules = {error.__module__ for error in _public_error_classes()}
 
-    assert {"promptkit.errors", "promptkit.testing.script", "promptkit.overrides.files"} <= modules
+    assert {
+        "promptkit.errors",
+        "promptkit.testing._script",
+        "promptkit.overrides._files",
+    } <= modules
 
 
-@pytest.mark.parametrize("error", _cases(LEFT_OUTSIDE_THE_SPLIT), ids=_name)
+@pytest.mark.parametrize("error", _public_error_classes(), ids=_name)
 def test_every_error_is_either_a_usage_error_or_a_run_error(error: type[Exception]) -> None:
     assert issubclass(error, UsageError) != issubclass(error, RunError)
 
 
-@pytest.mark.parametrize("error", _cases(LEFT_WITHOUT_A_BUILTIN), ids=_name)
+@pytest.mark.parametrize("error", _public_error_classes(), ids=_name)
 def test_every_error_also_subclasses_a_builtin(error: type[Exception]) -> None:
     assert issubclass(error, BUILTINS)
 

@@ -52,7 +52,7 @@ def test_exception_traceback_is_logged_without_its_credentials(log_stream: io.St
 # set-up, and reports what was imported when.
 UNCONFIGURED = """
 import json, sys
-import promptkit.session.store
+from promptkit.session import SessionStore
 imported_early = "structlog" in sys.modules
 from promptkit.logging import get_logger
 get_logger("promptkit.test").warning("first_record", where="stderr")

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from promptkit.adapters._messages import output_config
 from promptkit.adapters._openai_common import output_format
-from promptkit.adapters.schema import closed_schema, shape_for_strict
+from promptkit.adapters._schema import closed_schema, shape_for_strict
 from promptkit.prompt import output_schema
 from promptkit.wire import OPENAI_STRICT
 

@@ -17,7 +17,7 @@ from pydantic import AnyUrl, BaseModel, Field
 from promptkit import MarkdownSection, Prompt, PromptValidationError, Tool, ToolContext, ToolResult
 from promptkit.adapters._messages import output_config
 from promptkit.adapters._openai_common import output_format
-from promptkit.adapters.schema import shape_for_strict
+from promptkit.adapters._schema import shape_for_strict
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 from promptkit.wire import (

@@ -7,11 +7,16 @@ from dataclasses import replace
 import pytest
 
 from promptkit.errors import PromotionRefusedError
-from promptkit.evals import Case, Dataset, ExactMatch, load_dataset, run_evaluation
-from promptkit.evals.promote import promote_overrides
+from promptkit.evals import (
+    Case,
+    Dataset,
+    ExactMatch,
+    load_dataset,
+    promote_overrides,
+    run_evaluation,
+)
 from promptkit.overrides import LocalPromptOverridesStore, check_overrides
-from promptkit.testing import FakeProviderServer, RecordedRequest, Reply
-from promptkit.testing.script import reply_script_from
+from promptkit.testing import FakeProviderServer, RecordedRequest, Reply, reply_script_from
 
 from .conftest import CANDIDATE_WORDING, CAPITAL_PROMPT, Country, openai_adapter
 

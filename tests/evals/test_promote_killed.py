@@ -14,8 +14,7 @@ from types import ModuleType
 from promptkit.durable import write_atomically
 from promptkit.evals import Case, Dataset, ExactMatch, run_evaluation
 from promptkit.overrides import LocalPromptOverridesStore, OverridesSnapshot, check_overrides
-from promptkit.testing import FakeProviderServer
-from promptkit.testing.script import reply_script_from
+from promptkit.testing import FakeProviderServer, reply_script_from
 
 from .conftest import openai_adapter
 
@@ -54,7 +53,7 @@ def main(root, report_file, kill_at):
     import filelock
     import tomli_w
 
-    from promptkit.evals.promote import promote_overrides
+    from promptkit.evals import promote_overrides
     from promptkit.overrides import LocalPromptOverridesStore
 
     report = pickle.loads(Path(report_file).read_bytes())

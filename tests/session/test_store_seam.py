@@ -16,7 +16,7 @@ from promptkit.session import Session, SessionRecorder, StoredLog
 
 from ..conftest import REPO_ROOT
 
-STORE_MODULES = ("store.py", "attachment.py")
+STORE_MODULES = ("_store.py", "_attachment.py")
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,7 @@
 import openai
 import pytest
 
-from promptkit.testing import FakeProviderServer
-from promptkit.testing.script import ReplyScriptError, load_reply_script
+from promptkit.testing import FakeProviderServer, ReplyScriptError, load_reply_script
 
 SCRIPT = """\
 rules:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from promptkit.adapters._cost import PriceTable
 from promptkit.adapters._messages import MessagesApi
+from promptkit.adapters._settings import ModelSettings
 from promptkit.adapters._wire_adapter import ProviderSdk, StructuredOutputMode, WireAdapter
 from promptkit.adapters._wire_api import WireApi
-from promptkit.adapters.cost import PriceTable
-from promptkit.adapters.settings import ModelSettings
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentValueError
 

@@ -12,11 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from promptkit.adapters._conversation import Message
 from promptkit.adapters._openai_common import (
     function_definition,
     native_output_format,
     openai_usage,
 )
+from promptkit.adapters._settings import ModelSettings, copied_settings
 from promptkit.adapters._wire_api import (
     ModelTurn,
     ReplyShape,
@@ -28,8 +30,6 @@ from promptkit.adapters._wire_api import (
     normalised_finish_reason,
     timeout_option,
 )
-from promptkit.adapters.conversation import Message
-from promptkit.adapters.settings import ModelSettings, copied_settings
 from promptkit.errors import ProviderError
 from promptkit.prompt import RenderedPrompt
 from promptkit.wire import CHAT_COMPLETIONS, WireFormat, check_tool_names

@@ -32,10 +32,10 @@ from promptkit.adapters._events import (
     UsageReported,
 )
 from promptkit.adapters._loop import RunTool, RunTools, SendRequest
+from promptkit.adapters._response import PromptResponse
 from promptkit.adapters._tools import ExecutedCall
 from promptkit.adapters._transport import Transport
 from promptkit.adapters._wire_api import ModelTurn, StreamDecoder
-from promptkit.adapters.response import PromptResponse
 from promptkit.errors import ProviderError
 
 OutputT = TypeVar("OutputT")

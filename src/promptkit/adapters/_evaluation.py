@@ -14,6 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from promptkit.adapters._conversation import (
+    check_messages,
+    conversation_messages,
+    keep_messages,
+)
 from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._loop import LoopOptions, LoopTally, Step, tool_loop
 from promptkit.adapters._options import (
@@ -25,22 +30,17 @@ from promptkit.adapters._options import (
     DEFAULT_USER_MESSAGE,
     CallOptions,
 )
-from promptkit.adapters._transport import Transport
-from promptkit.adapters._wire_api import ModelTurn, WireApi
-from promptkit.adapters.conversation import (
-    check_messages,
-    conversation_messages,
-    keep_messages,
-)
-from promptkit.adapters.record import (
+from promptkit.adapters._record import (
     ExecutionRecord,
     write_failure_record,
     write_manifest,
     write_record_json,
 )
-from promptkit.adapters.response import PromptResponse
-from promptkit.adapters.settings import ModelSettings
-from promptkit.adapters.tracing import EvaluationTrace
+from promptkit.adapters._response import PromptResponse
+from promptkit.adapters._settings import ModelSettings
+from promptkit.adapters._tracing import EvaluationTrace
+from promptkit.adapters._transport import Transport
+from promptkit.adapters._wire_api import ModelTurn, WireApi
 from promptkit.durable import write_atomically
 from promptkit.errors import (
     ArgumentTypeError,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeAlias, TypeVar
 
-from promptkit.adapters.response import PromptResponse, TokenUsage, ToolCallRecord
+from promptkit.adapters._response import PromptResponse, TokenUsage, ToolCallRecord
 from promptkit.errors import ProviderError
 
 OutputT = TypeVar("OutputT")

@@ -19,9 +19,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from promptkit.adapters._conversation import Message, MessageToolCall, arguments_text
 from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._options import DEFAULT_TOOL_CONCURRENCY
+from promptkit.adapters._response import TokenUsage, ToolCallRecord
 from promptkit.adapters._tools import ExecutedCall, aexecute_tool_call, execute_tool_call
+from promptkit.adapters._tracing import EvaluationTrace
 from promptkit.adapters._wire_api import (
     ModelTurn,
     RequestedToolCall,
@@ -29,9 +32,6 @@ from promptkit.adapters._wire_api import (
     WireApi,
     read_turn,
 )
-from promptkit.adapters.conversation import Message, MessageToolCall, arguments_text
-from promptkit.adapters.response import TokenUsage, ToolCallRecord
-from promptkit.adapters.tracing import EvaluationTrace
 from promptkit.errors import (
     OutputParseError,
     ToolLoopLimitError,

@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
+from promptkit.adapters._conversation import Message, MessageToolCall
+from promptkit.adapters._response import TokenUsage
+from promptkit.adapters._schema import shape_for_strict
+from promptkit.adapters._settings import ModelSettings, copied_settings
 from promptkit.adapters._wire_api import (
     ModelTurn,
     ReplyShape,
@@ -33,10 +37,6 @@ from promptkit.adapters._wire_api import (
     normalised_finish_reason,
     timeout_option,
 )
-from promptkit.adapters.conversation import Message, MessageToolCall
-from promptkit.adapters.response import TokenUsage
-from promptkit.adapters.schema import shape_for_strict
-from promptkit.adapters.settings import ModelSettings, copied_settings
 from promptkit.prompt import RenderedPrompt, output_schema
 from promptkit.wire import MESSAGES, WireFormat, check_tool_names, declared_only
 

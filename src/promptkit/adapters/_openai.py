@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from promptkit.adapters._chat import ChatCompletionsApi
+from promptkit.adapters._cost import PriceTable
 from promptkit.adapters._responses import ResponsesApi
+from promptkit.adapters._settings import ModelSettings
 from promptkit.adapters._wire_adapter import ProviderSdk, StructuredOutputMode, WireAdapter
 from promptkit.adapters._wire_api import WireApi
-from promptkit.adapters.cost import PriceTable
-from promptkit.adapters.settings import ModelSettings
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentValueError
 

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from promptkit.adapters.response import TokenUsage
-from promptkit.adapters.schema import shape_for_strict
+from promptkit.adapters._response import TokenUsage
+from promptkit.adapters._schema import shape_for_strict
 from promptkit.prompt import RenderedPrompt, Tool, output_schema
 from promptkit.wire import OPENAI_STRICT
 

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from datetime import timedelta
     from pathlib import Path
 
-    from promptkit.adapters.conversation import Message
-    from promptkit.adapters.settings import ModelSettings
+    from promptkit.adapters._conversation import Message
+    from promptkit.adapters._settings import ModelSettings
     from promptkit.prompt import OverridesLookup
 
 DEFAULT_USER_MESSAGE = "Follow the instructions above."

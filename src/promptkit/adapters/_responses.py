@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
+from promptkit.adapters._conversation import Message
 from promptkit.adapters._openai_common import (
     function_definition,
     native_output_format,
     openai_usage,
 )
+from promptkit.adapters._settings import ModelSettings, copied_settings
 from promptkit.adapters._wire_api import (
     ModelTurn,
     ReplyShape,
@@ -33,8 +35,6 @@ from promptkit.adapters._wire_api import (
     normalised_finish_reason,
     timeout_option,
 )
-from promptkit.adapters.conversation import Message
-from promptkit.adapters.settings import ModelSettings, copied_settings
 from promptkit.errors import ProviderServerError
 from promptkit.prompt import RenderedPrompt
 from promptkit.wire import RESPONSES, WireFormat, check_tool_names, declared_only

@@ -19,8 +19,8 @@ from datetime import timedelta
 from typing import Any
 
 from promptkit.adapters._deadline import Deadline
+from promptkit.adapters._response import ToolCallRecord
 from promptkit.adapters._wire_api import RequestedToolCall
-from promptkit.adapters.response import ToolCallRecord
 from promptkit.clock import Clock
 from promptkit.errors import ToolValidationError
 from promptkit.jsonable import json_ready

@@ -21,16 +21,16 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from promptkit.adapters._attempts import (
+    _DeadlinePassedError,
+    _DeadlineReachedError,
+    call_within,
+    send_until_deadline,
+)
 from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._events import TextDelta
 from promptkit.adapters._loop import SendRequest
 from promptkit.adapters._wire_api import StreamDecoder, WireApi, WireReply
-from promptkit.adapters.attempts import (
-    DeadlinePassedError,
-    DeadlineReachedError,
-    call_within,
-    send_until_deadline,
-)
 from promptkit.errors import PromptkitError, ProviderConnectionError, ProviderTimeoutError
 
 Translate = Callable[..., PromptkitError | None]
@@ -75,7 +75,7 @@ class Transport:
                 timeout,
             )
             return reply
-        except (DeadlineReachedError, DeadlinePassedError):
+        except (_DeadlineReachedError, _DeadlinePassedError):
             raise self.deadline.exceeded(f"while waiting for {where}") from None
         except Exception as error:
             raise self._translated(error, where) from None
@@ -118,7 +118,7 @@ class Transport:
                 text = decoder.feed(event)
                 if text:
                     yield TextDelta(text, step.number)
-        except (_StreamDeadlineError, DeadlinePassedError):
+        except (_StreamDeadlineError, _DeadlinePassedError):
             raise deadline.exceeded(f"while receiving {where}") from None
         except PromptkitError:
             raise

@@ -14,18 +14,18 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar, Unpack, overload
 
+from promptkit.adapters._clients import ClientPair
+from promptkit.adapters._cost import DEFAULT_PRICES, PriceTable
 from promptkit.adapters._driver import alast_response, drive, last_response, run_async, run_blocking
 from promptkit.adapters._evaluation import Evaluation
 from promptkit.adapters._events import StreamEvent
+from promptkit.adapters._local_servers import with_local_server_key, with_schema_hint
 from promptkit.adapters._options import CallOptions, CallOptionsWithDeps
+from promptkit.adapters._provider import ProviderAdapter
+from promptkit.adapters._provider_errors import client_secrets, scrub, translate_sdk_error
+from promptkit.adapters._response import PromptResponse
+from promptkit.adapters._settings import ModelSettings
 from promptkit.adapters._wire_api import WireApi
-from promptkit.adapters.base import ProviderAdapter
-from promptkit.adapters.clients import ClientPair
-from promptkit.adapters.cost import DEFAULT_PRICES, PriceTable
-from promptkit.adapters.local_servers import with_local_server_key, with_schema_hint
-from promptkit.adapters.provider_errors import client_secrets, scrub, translate_sdk_error
-from promptkit.adapters.response import PromptResponse
-from promptkit.adapters.settings import ModelSettings
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import (
     ArgumentTypeError,

@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from promptkit.adapters.conversation import Message
-from promptkit.adapters.response import FinishReason, TokenUsage
-from promptkit.adapters.settings import ModelSettings, UnsupportedSettingError
+from promptkit.adapters._conversation import Message
+from promptkit.adapters._response import FinishReason, TokenUsage
+from promptkit.adapters._settings import ModelSettings, UnsupportedSettingError
 from promptkit.errors import PromptkitError, ProviderError, ProviderMalformedReplyError
 from promptkit.prompt import RenderedPrompt
 from promptkit.wire import WireFormat

@@ -136,9 +136,12 @@ def register(parser: CommandParser) -> None:
 
 def _list(args: argparse.Namespace) -> int:
     from promptkit.cli.overrides_check import known_prompts
-    from promptkit.overrides.check import entry_states, shared_states
-    from promptkit.overrides.layout import override_files
-    from promptkit.overrides.shared import SharedSectionOverride
+    from promptkit.overrides import (
+        SharedSectionOverride,
+        entry_states,
+        override_files,
+        shared_states,
+    )
 
     store = strict_store(args)
     prompts = known_prompts(args.prompt, root=store.root)
@@ -222,8 +225,7 @@ def _list_entry(row: tuple[str, ...]) -> dict[str, object]:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from promptkit.overrides.check import entry_states
-    from promptkit.overrides.layout import require_section_path
+    from promptkit.overrides import entry_states, require_section_path
     from promptkit.repl.report import author_text, status_text
 
     prompt, override, file = _stored_override(args)
@@ -279,7 +281,7 @@ def _seed(args: argparse.Namespace) -> int:
 
 def _set(args: argparse.Namespace) -> int:
     from promptkit.discovery.references import find_prompt
-    from promptkit.overrides.layout import require_section_path
+    from promptkit.overrides import require_section_path
 
     prompt = find_prompt(args.prompt)
     if args.body is not None:
@@ -296,9 +298,12 @@ def _set(args: argparse.Namespace) -> int:
 
 def _edit(args: argparse.Namespace) -> int:
     from promptkit.discovery.references import find_prompt
-    from promptkit.overrides.defaults import default_body
-    from promptkit.overrides.layout import require_section_path
-    from promptkit.overrides.merge import merge_view, unresolved_markers
+    from promptkit.overrides import (
+        default_body,
+        merge_view,
+        require_section_path,
+        unresolved_markers,
+    )
 
     prompt = find_prompt(args.prompt)
     path = require_section_path(args.path)
@@ -356,9 +361,7 @@ def _edit(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from promptkit.overrides.check import entry_states
-    from promptkit.overrides.defaults import default_body
-    from promptkit.overrides.layout import require_section_path
+    from promptkit.overrides import default_body, entry_states, require_section_path
 
     prompt, override, file = _stored_override(args)
     if override is None:
@@ -461,7 +464,7 @@ def _show_entries(
     prompt: Prompt[Any], override: PromptOverride, only: str | None
 ) -> list[dict[str, object]]:
     """The `overrides show --json` entries: each stored entry, its status and its text."""
-    from promptkit.overrides.check import entry_states
+    from promptkit.overrides import entry_states
 
     entries: list[dict[str, object]] = []
     for state in entry_states(prompt, override):

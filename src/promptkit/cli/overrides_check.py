@@ -13,15 +13,14 @@ from typing import TYPE_CHECKING, Any
 from promptkit.errors import OverridesError
 
 if TYPE_CHECKING:
-    from promptkit.overrides.local import LocalPromptOverridesStore
+    from promptkit.overrides import LocalPromptOverridesStore
     from promptkit.prompt import Prompt
 
 
 def run_check(args: argparse.Namespace) -> int:
     """`overrides check`: every file, credential, entry and promotion's evidence; exit status 1
     on any problem (evidence problems only with `--evidence error`)."""
-    from promptkit.overrides.check import check_overrides
-    from promptkit.overrides.layout import override_files
+    from promptkit.overrides import check_overrides, override_files
 
     store = strict_store(args)
     files = override_files(store.root)
@@ -81,7 +80,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def strict_store(args: argparse.Namespace) -> LocalPromptOverridesStore:
     """The store of `--overrides-dir`, read strictly: a file a render would skip is an error."""
-    from promptkit.overrides.local import LocalPromptOverridesStore
+    from promptkit.overrides import LocalPromptOverridesStore
 
     return LocalPromptOverridesStore(args.root, strict_overrides=True)
 

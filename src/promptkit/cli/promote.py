@@ -46,7 +46,7 @@ def run_promote(args: argparse.Namespace) -> int:
     from promptkit.cli.eval import evaluate_from_args, load_cli_prompt
     from promptkit.cli.eval_table import report_table
     from promptkit.errors import PromotionRefusedError
-    from promptkit.evals.promote import promote_overrides
+    from promptkit.evals import promote_overrides
     from promptkit.overrides import LocalPromptOverridesStore
 
     prompt = load_cli_prompt(args.prompt)

@@ -15,8 +15,12 @@ from datetime import datetime
 from pathlib import Path
 
 from promptkit.errors import InvalidStateError
-from promptkit.overrides import OverridesSnapshot, SharedSectionOverride, SharedSectionStore
-from promptkit.overrides.shared import ProvenanceValue
+from promptkit.overrides import (
+    OverridesSnapshot,
+    ProvenanceValue,
+    SharedSectionOverride,
+    SharedSectionStore,
+)
 from promptkit.prompt import (
     OverrideAuthor,
     OverridesLookup,

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
-    from promptkit.session.events import (
+    from promptkit.session._events import (
         PromptExecuted as PromptExecuted,
         PromptRendered as PromptRendered,
         SessionRolledBack as SessionRolledBack,
@@ -20,25 +20,25 @@ if TYPE_CHECKING:
         SliceSeeded as SliceSeeded,
         ToolInvoked as ToolInvoked,
     )
-    from promptkit.session.protocol import SessionProtocol as SessionProtocol
-    from promptkit.session.reducers import (
+    from promptkit.session._protocol import SessionProtocol as SessionProtocol
+    from promptkit.session._reducers import (
         Reducer as Reducer,
         append as append,
         replace_latest as replace_latest,
         upsert_by as upsert_by,
     )
-    from promptkit.session.session import (
+    from promptkit.session._session import (
         Session as Session,
         SessionRecorder as SessionRecorder,
         StoredLog as StoredLog,
         Subscriber as Subscriber,
     )
-    from promptkit.session.slices import (
+    from promptkit.session._slices import (
         register_in_memory_slice_type as register_in_memory_slice_type,
         register_slice_type as register_slice_type,
     )
-    from promptkit.session.snapshot import SessionSnapshot as SessionSnapshot
-    from promptkit.session.store import (
+    from promptkit.session._snapshot import SessionSnapshot as SessionSnapshot
+    from promptkit.session._store import (
         FsyncPolicy as FsyncPolicy,
         SessionAttachment as SessionAttachment,
         SessionStore as SessionStore,
@@ -52,7 +52,7 @@ else:
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
-            "promptkit.session.events": (
+            "promptkit.session._events": (
                 "PromptExecuted",
                 "PromptRendered",
                 "SessionRolledBack",
@@ -60,12 +60,12 @@ else:
                 "SliceSeeded",
                 "ToolInvoked",
             ),
-            "promptkit.session.protocol": ("SessionProtocol",),
-            "promptkit.session.reducers": ("Reducer", "append", "replace_latest", "upsert_by"),
-            "promptkit.session.session": ("Session", "SessionRecorder", "StoredLog", "Subscriber"),
-            "promptkit.session.slices": ("register_in_memory_slice_type", "register_slice_type"),
-            "promptkit.session.snapshot": ("SessionSnapshot",),
-            "promptkit.session.store": (
+            "promptkit.session._protocol": ("SessionProtocol",),
+            "promptkit.session._reducers": ("Reducer", "append", "replace_latest", "upsert_by"),
+            "promptkit.session._session": ("Session", "SessionRecorder", "StoredLog", "Subscriber"),
+            "promptkit.session._slices": ("register_in_memory_slice_type", "register_slice_type"),
+            "promptkit.session._snapshot": ("SessionSnapshot",),
+            "promptkit.session._store": (
                 "FsyncPolicy",
                 "SessionAttachment",
                 "SessionStore",

@@ -23,7 +23,7 @@ from promptkit.testing._fake_api import (
     sse_event,
     text_pieces,
 )
-from promptkit.testing.replies import Reply
+from promptkit.testing._replies import Reply
 from promptkit.wire import CHAT_COMPLETIONS, WireFormat
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from promptkit.errors import UsageError
-from promptkit.testing.replies import Reply, ToolCall
+from promptkit.testing._replies import Reply, ToolCall
 from promptkit.wire import StrictDialect, WireFormat, request_type_problems, strict_schema_problems
 
 FALLBACK_MODEL = "fake-model"

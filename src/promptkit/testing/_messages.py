@@ -22,7 +22,7 @@ from promptkit.testing._fake_api import (
     sse_event,
     text_pieces,
 )
-from promptkit.testing.replies import Reply
+from promptkit.testing._replies import Reply
 from promptkit.wire import MESSAGES, WireFormat
 
 # How a scripted finish ends a message. Anthropic has no content filter: a filtered answer ends

@@ -26,7 +26,7 @@ from promptkit.testing._fake_api import (
     sse_event,
     text_pieces,
 )
-from promptkit.testing.replies import Reply, Usage
+from promptkit.testing._replies import Reply, Usage
 from promptkit.wire import RESPONSES, WireFormat
 
 
