@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from promptkit.adapters._conversation import Message
+    from promptkit.adapters._cost import PriceTable
     from promptkit.adapters._settings import ModelSettings
     from promptkit.prompt import OverridesLookup
 
@@ -72,6 +73,8 @@ class _RunOptions(TypedDict, total=False):
     tool_concurrency: int
     """How many tool calls of one reply run at once, at most (default
     `DEFAULT_TOOL_CONCURRENCY`); only calls whose tools are `runs_concurrently` overlap."""
+    prices: PriceTable | None
+    """The prices `usage.cost` comes from for this call (default: the adapter's)."""
 
 
 class CallOptions(_RunOptions, Generic[DepsT], total=False):
