@@ -5,6 +5,7 @@ deps type every such tool can use, and a call without them, or with another type
 anything is sent."""
 
 import asyncio
+import threading
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -271,3 +272,63 @@ def test_a_handler_reading_no_deps_needs_none() -> None:
 
     assert [tool.deps_need for tool in tools] == [None, None, None]
     assert stock_prompt(*tools).deps_type is None
+
+
+def _blocking_prompt(started: threading.Event, released: threading.Event) -> Prompt[None]:
+    def block(params: Item, context: ToolContext) -> ToolResult:
+        started.set()
+        released.wait()
+        return ToolResult(message="never reached in time")
+
+    return Prompt(
+        ns="tests/deps",
+        key="block",
+        sections=(
+            MarkdownSection(
+                title="Task",
+                key="task",
+                template="Wait.",
+                tools=(Tool(name="block", description="Block.", params_type=Item, handler=block),),
+            ),
+        ),
+    )
+
+
+@pytest.mark.parametrize("wire", ["chat"], indirect=True)
+def test_a_blocking_handler_still_running_at_the_deadline_is_left_behind(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    started, released = threading.Event(), threading.Event()
+    server.enqueue(Reply.tool_calls(ToolCall("block", {"name": "x"})))
+    try:
+        with pytest.raises(ProviderTimeoutError, match="while tool 'block' ran"):
+            make_adapter().evaluate(
+                _blocking_prompt(started, released), session=Session(), deadline=1.0
+            )
+
+        # The evaluation ended while the handler was still blocked: nothing waited for it.
+        assert started.is_set() and not released.is_set()
+    finally:
+        released.set()
+
+
+def test_a_blocking_handler_under_aevaluate_is_left_behind_at_the_deadline(
+    server: FakeProviderServer,
+) -> None:
+    started, released = threading.Event(), threading.Event()
+    prompt = _blocking_prompt(started, released)
+    server.enqueue(Reply.tool_calls(ToolCall("block", {"name": "x"})))
+    wire = WIRES[0]
+
+    async def run() -> None:
+        async with wire.async_client(server) as client:
+            adapter = wire.adapter(async_client=client)
+            await adapter.aevaluate(prompt, session=Session(), deadline=timedelta(seconds=1))
+
+    try:
+        with pytest.raises(ProviderTimeoutError, match="while tool 'block' ran"):
+            asyncio.run(run())
+
+        assert started.is_set() and not released.is_set()
+    finally:
+        released.set()

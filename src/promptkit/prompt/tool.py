@@ -29,6 +29,7 @@ from pydantic import ValidationError
 # A default lets a bare `ToolContext` annotation mean `ToolContext[Any]` (PEP 696).
 from typing_extensions import TypeVar as DefaultedTypeVar
 
+from promptkit.blocking import run_blocking
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentTypeError, PromptValidationError, ToolValidationError
 from promptkit.prompt.deps import DepsNeed, require_tool_deps
@@ -197,13 +198,14 @@ class Tool(Generic[ParamsT, DepsT]):
         return self._checked(result)
 
     async def arun(self, params: ParamsT, context: ToolContext[DepsT]) -> ToolResult:
-        """Call the handler from asyncio: awaited when async, on a worker thread when it is a
-        plain (blocking) function, so the event loop stays responsive."""
+        """Call the handler from asyncio: awaited when async, on a daemon thread when it is a
+        plain (blocking) function, so the event loop stays responsive and a caller that stops
+        waiting (a deadline, a cancellation) leaves nothing holding the loop or the process."""
         require_tool_deps(self.name, self.deps_need, context.deps)
         if self.is_async:
             result = self.handler(params, context)
         else:
-            result = await asyncio.to_thread(self.handler, params, context)
+            result = await run_blocking(lambda: self.handler(params, context))
         if inspect.isawaitable(result):
             result = await result
         return self._checked(result)
