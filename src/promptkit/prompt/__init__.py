@@ -9,6 +9,7 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
+    from promptkit.prompt.deps import DepsNeed as DepsNeed
     from promptkit.prompt.hashing import content_hash as content_hash
     from promptkit.prompt.markdown import MarkdownSection as MarkdownSection
     from promptkit.prompt.override_types import (
@@ -51,6 +52,7 @@ else:
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
+            "promptkit.prompt.deps": ("DepsNeed",),
             "promptkit.prompt.hashing": ("content_hash",),
             "promptkit.prompt.markdown": ("MarkdownSection",),
             "promptkit.prompt.override_types": (
