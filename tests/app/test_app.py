@@ -255,6 +255,6 @@ def test_from_project_serves_what_an_operator_sets_in_the_projects_folder(
     )
     server.enqueue(Reply.json({"count": 1}))
 
-    app.evaluate(PROMPT)
+    app.evaluate(PROMPT, deps=Shelf({}))
 
     assert "Count fast." in str(server.requests[-1].body["messages"][0]["content"])
