@@ -15,6 +15,7 @@ __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     # Running prompts.
+    from promptkit._durable import write_atomically as write_atomically
     from promptkit.adapters._anthropic import AnthropicAdapter as AnthropicAdapter
     from promptkit.adapters._conversation import (
         ConversationMessage as ConversationMessage,
@@ -86,7 +87,6 @@ if TYPE_CHECKING:
         WireApi as WireApi,
         WireConversation as WireConversation,
     )
-    from promptkit.durable import write_atomically as write_atomically
 else:
     from promptkit._lazy import lazy_exports
 
@@ -162,6 +162,6 @@ else:
                 "WireApi",
                 "WireConversation",
             ),
-            "promptkit.durable": ("write_atomically",),
+            "promptkit._durable": ("write_atomically",),
         },
     )

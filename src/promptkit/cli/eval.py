@@ -119,7 +119,7 @@ def run_eval(args: argparse.Namespace) -> int:
         return 2
     print(report_json_text(report) if args.json else report_table(report), end="\n")
     if args.html:
-        from promptkit.durable import write_atomically
+        from promptkit._durable import write_atomically
 
         write_atomically(Path(args.html), render_html_report(report))
     if args.output_dir:

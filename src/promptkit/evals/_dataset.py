@@ -222,7 +222,7 @@ def _kind(value: object) -> str:
 
 
 def _hash_of_cases(cases: Sequence[Case]) -> str:
-    from promptkit.jsonable import json_ready
+    from promptkit._jsonable import json_ready
 
     document = [
         {

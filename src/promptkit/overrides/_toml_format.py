@@ -29,7 +29,7 @@ from typing import Any, cast, get_args
 
 import tomli_w
 
-from promptkit.names import is_valid_key
+from promptkit._names import is_valid_key
 from promptkit.overrides._files import OverrideFileError
 from promptkit.overrides._layout import FilePlace
 from promptkit.overrides._promotion import PROMOTION_TABLE

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar, cast, overlo
 
 from jinja2 import Template
 
+from promptkit._names import require_key
 from promptkit.errors import PromptRenderError, PromptValidationError
 from promptkit.logging import get_logger
-from promptkit.names import require_key
 from promptkit.prompt.applied_overrides import applicable_section_overrides, apply_tool_overrides
 from promptkit.prompt.compiler import ShapeEntry, body_name, compile_shape, value_name
 from promptkit.prompt.markdown import MarkdownSection
