@@ -15,7 +15,6 @@ __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     # Running prompts.
-    from promptkit._durable import write_atomically as write_atomically
     from promptkit.adapters._anthropic import AnthropicAdapter as AnthropicAdapter
     from promptkit.adapters._conversation import (
         ConversationMessage as ConversationMessage,
@@ -162,6 +161,5 @@ else:
                 "WireApi",
                 "WireConversation",
             ),
-            "promptkit._durable": ("write_atomically",),
         },
     )
