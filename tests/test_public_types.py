@@ -64,7 +64,7 @@ def test_a_misspelt_top_level_name_is_a_type_error(mypy_report: list[str]) -> No
 def test_a_prompt_with_an_output_type_is_inferred_as_prompt_of_that_type(
     mypy_report: list[str],
 ) -> None:
-    assert 'note: Revealed type is "promptkit.prompt.prompt.Prompt[user_code.Review]"' in (
+    assert 'note: Revealed type is "promptkit.prompt._prompt.Prompt[user_code.Review]"' in (
         mypy_report
     )
 
@@ -72,7 +72,7 @@ def test_a_prompt_with_an_output_type_is_inferred_as_prompt_of_that_type(
 def test_a_prompt_without_an_output_type_is_inferred_as_prompt_of_none(
     mypy_report: list[str],
 ) -> None:
-    assert 'note: Revealed type is "promptkit.prompt.prompt.Prompt[None]"' in mypy_report
+    assert 'note: Revealed type is "promptkit.prompt._prompt.Prompt[None]"' in mypy_report
 
 
 def test_evaluate_output_is_typed_from_the_prompt(mypy_report: list[str]) -> None:

@@ -21,8 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptkit.errors import DatasetError
-from promptkit.prompt import Prompt
-from promptkit.prompt.params import describe_validation_error, type_adapter
+from promptkit.prompt import Prompt, describe_validation_error, type_adapter
 
 CASE_FIELDS = frozenset({"id", "params", "input", "expected", "tags"})
 YAML_SUFFIXES = frozenset({".yaml", ".yml"})

@@ -26,8 +26,8 @@ from typing_extensions import TypeVar as DefaultedTypeVar
 
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentTypeError, PromptValidationError, ToolValidationError
-from promptkit.prompt.hashing import canonical_json, content_hash
-from promptkit.prompt.params import describe_validation_error, is_params_type, type_adapter
+from promptkit.prompt._hashing import canonical_json, content_hash
+from promptkit.prompt._params import describe_validation_error, is_params_type, type_adapter
 from promptkit.secrets import mask_secrets, redact_value
 
 ParamsT = TypeVar("ParamsT")
