@@ -104,8 +104,7 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     """Export the resolved digest into the agent file; returns the exit status."""
-    from promptkit.digest import resolve_workspace_digest
-    from promptkit.digest.export import export_digest
+    from promptkit.digest import export_digest, resolve_workspace_digest
     from promptkit.discovery.workspace import bind_workspace
 
     bound = bind_workspace(
