@@ -133,7 +133,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def load_cli_prompt(reference: str) -> Prompt[Any]:
     """The prompt a `PROMPT` argument names (package.module:attr or an entry-point name)."""
-    from promptkit.discovery.references import bind_prompt, load_prompt_source
+    from promptkit.discovery import bind_prompt, load_prompt_source
 
     return bind_prompt(load_prompt_source(reference))
 

@@ -35,7 +35,7 @@ from promptkit._failures import describe_failure
 from promptkit._jsonable import json_ready
 from promptkit.adapters import CallOptions, PromptResponse, WireAdapter, response_of
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
-from promptkit.discovery.references import PromptSource, bind_prompt
+from promptkit.discovery import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
 from promptkit.hostfiles import describe_workspace
 from promptkit.optimize import (
