@@ -1,9 +1,9 @@
 """promptkit: typed prompt sections rendered to markdown, with a reusable workspace digest.
 
 This namespace holds what application code uses every day; the rest lives in the public
-subpackages (`promptkit.prompt`, `promptkit.session`, `promptkit.digest`, `promptkit.workspace`,
-`promptkit.hostfiles`, `promptkit.repofacts`, `promptkit.overrides`, `promptkit.planning`,
-`promptkit.adapters`, `promptkit.errors`, `promptkit.testing`).
+subpackages (`promptkit.app`, `promptkit.prompt`, `promptkit.session`, `promptkit.digest`,
+`promptkit.workspace`, `promptkit.hostfiles`, `promptkit.repofacts`, `promptkit.overrides`,
+`promptkit.planning`, `promptkit.adapters`, `promptkit.errors`, `promptkit.testing`).
 
 The names below are declared to type checkers in the `TYPE_CHECKING` block (a misspelt one is
 an error) and to the interpreter in the table beside it, which `tests/test_exports.py` holds to
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         ProviderAdapter as ProviderAdapter,
         TokenUsage as TokenUsage,
     )
+    from promptkit.app import App as App
     from promptkit.digest import (
         WorkspaceDigest as WorkspaceDigest,
         WorkspaceDigestSection as WorkspaceDigestSection,
@@ -92,6 +93,7 @@ else:
                 "ProviderAdapter",
                 "TokenUsage",
             ),
+            "promptkit.app": ("App",),
             "promptkit.digest": (
                 "WorkspaceDigest",
                 "WorkspaceDigestSection",

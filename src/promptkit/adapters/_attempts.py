@@ -19,7 +19,7 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from promptkit.adapters._deadline import Deadline
-from promptkit.adapters._provider_errors import RETRY_COUNT_HEADER
+from promptkit.adapters._provider_errors import RETRY_COUNT_HEADER, error_headers
 
 T = TypeVar("T")
 
@@ -69,7 +69,7 @@ def send_until_deadline(
 
 def retry_pause(error: BaseException, attempt: int) -> float:
     """Seconds to wait before attempt `attempt + 1`: the provider's `retry-after`, or backoff."""
-    headers = _response_headers(error)
+    headers = error_headers(error)
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name) if headers is not None else None
         try:
@@ -85,7 +85,7 @@ def retry_pause(error: BaseException, attempt: int) -> float:
 def _is_retryable(
     error: BaseException, is_connection_error: Callable[[BaseException], bool]
 ) -> bool:
-    headers = _response_headers(error)
+    headers = error_headers(error)
     should_retry = headers.get("x-should-retry") if headers is not None else None
     if should_retry in ("true", "false"):
         return bool(should_retry == "true")
@@ -93,10 +93,6 @@ def _is_retryable(
     if isinstance(status, int):
         return status in _RETRYABLE_STATUSES or status >= 500
     return is_connection_error(error)
-
-
-def _response_headers(error: BaseException) -> Any:
-    return getattr(getattr(error, "response", None), "headers", None)
 
 
 class _DeadlineReachedError(Exception):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from promptkit._names import require_key
@@ -113,8 +113,10 @@ def conversation_messages(session: Session, conversation: str) -> tuple[Message,
     )
 
 
-def keep_messages(session: Session, conversation: str, messages: Sequence[Message]) -> None:
-    """Append `messages` to `conversation` in `session`."""
-    now = datetime.now(UTC)
+def keep_messages(
+    session: Session, conversation: str, messages: Sequence[Message], *, added_at: datetime
+) -> None:
+    """Append `messages` to `conversation` in `session`, as added at `added_at` (the time of
+    the evaluation's clock)."""
     for message in messages:
-        session.dispatch(ConversationMessage(conversation, message, now))
+        session.dispatch(ConversationMessage(conversation, message, added_at))

@@ -21,6 +21,7 @@ from promptkit.adapters._conversation import (
     conversation_messages,
     keep_messages,
 )
+from promptkit.adapters._cost import PriceTable
 from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._loop import LoopOptions, LoopTally, Step, tool_loop
 from promptkit.adapters._options import (
@@ -113,6 +114,12 @@ class Evaluation(Generic[OutputT]):
                 "user_message must be a non-empty string (or None for the default)"
             )
         output_dir = options.get("output_dir")
+        prices = options.get("prices")
+        if prices is not None and not isinstance(prices, PriceTable):
+            raise ArgumentTypeError(
+                f"prices must be a promptkit PriceTable, got {type(prices).__name__}"
+            )
+        self.prices = adapter.prices if prices is None else prices
         self.adapter = adapter
         self.prompt = prompt
         self.session = session
@@ -199,7 +206,7 @@ class Evaluation(Generic[OutputT]):
             text=turn.text,
             output=None,
             tool_calls=tuple(tally.tool_calls),
-            usage=self.adapter.prices.priced(self.adapter.provider, model, tally.usage),
+            usage=self.prices.priced(self.adapter.provider, model, tally.usage),
             model=model,
             provider=self.adapter.provider,
             messages=tuple(tally.messages),
@@ -227,7 +234,8 @@ class Evaluation(Generic[OutputT]):
             )
         duration = self.clock.monotonic() - self.started
         if self.conversation is not None:
-            keep_messages(self.session, self.conversation, tally.messages[len(self.history) :])
+            kept = tally.messages[len(self.history) :]
+            keep_messages(self.session, self.conversation, kept, added_at=self.clock.now())
         self.session.dispatch(
             PromptExecuted(
                 prompt_ns=rendered.ns,

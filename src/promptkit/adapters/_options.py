@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from promptkit.adapters._conversation import Message
+    from promptkit.adapters._cost import PriceTable
     from promptkit.adapters._settings import ModelSettings
     from promptkit.prompt import OverridesLookup
 
@@ -62,6 +63,8 @@ class CallOptions(TypedDict, total=False):
     the error (default `DEFAULT_OUTPUT_RETRIES`)."""
     deps: Any
     """The application's value for tool handlers, as `ToolContext.deps`."""
+    prices: PriceTable | None
+    """The prices `usage.cost` comes from for this call (default: the adapter's)."""
 
 
 CALL_OPTION_NAMES: frozenset[str] = frozenset(CallOptions.__annotations__)

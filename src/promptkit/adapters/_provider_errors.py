@@ -86,23 +86,23 @@ def _validation_error(
     error: Any, *, where: str, secrets: tuple[str, ...]
 ) -> ProviderMalformedReplyError:
     status: int = error.status_code
-    request_id = _response_request_id(error)
-    ident = f" (request id {request_id})" if request_id else ""
+    sent_id = request_id(error_headers(error))
+    ident = f" (request id {sent_id})" if sent_id else ""
     detail = scrub(_provider_message(error), secrets)[:_MESSAGE_LIMIT]
     return ProviderMalformedReplyError(
         f"{where}: the reply (HTTP {status}){ident} does not match the SDK's response schema:"
         f" {detail}; is the base URL an API of the right kind?",
         status=status,
-        request_id=request_id,
+        request_id=sent_id,
     )
 
 
 def _status_error(error: Any, *, where: str, secrets: tuple[str, ...]) -> ProviderError:
     status: int = error.status_code
-    request_id: str | None = getattr(error, "request_id", None) or _response_request_id(error)
+    sent_id: str | None = getattr(error, "request_id", None) or request_id(error_headers(error))
     detail = scrub(_provider_message(error), secrets)[:_MESSAGE_LIMIT]
     tried = _retried(error)
-    ident = f" (request id {request_id})" if request_id else ""
+    ident = f" (request id {sent_id})" if sent_id else ""
     kind: type[ProviderError]
     if status in (401, 403):
         kind, advice = ProviderAuthenticationError, "check the API key and its permissions"
@@ -119,7 +119,7 @@ def _status_error(error: Any, *, where: str, secrets: tuple[str, ...]) -> Provid
     return kind(
         f"{where} failed with HTTP {status}{tried}{ident}: {detail}; {advice}",
         status=status,
-        request_id=request_id,
+        request_id=sent_id,
     )
 
 
@@ -137,9 +137,14 @@ def _retried(error: Any) -> str:
     return f" after {count} {'retry' if count == 1 else 'retries'}"
 
 
-def _response_request_id(error: Any) -> str | None:
-    response = getattr(error, "response", None)
-    headers = getattr(response, "headers", None)
+def error_headers(error: BaseException) -> Any:
+    """The headers of the HTTP response an SDK exception carries, or None."""
+    return getattr(getattr(error, "response", None), "headers", None)
+
+
+def request_id(headers: Any) -> str | None:
+    """The provider's id of a request, from its response's headers (OpenAI's `x-request-id`,
+    Anthropic's `request-id`), or None."""
     if headers is None:
         return None
     value = headers.get("x-request-id") or headers.get("request-id")

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from promptkit.adapters._conversation import Message
+from promptkit.adapters._provider_errors import request_id
 from promptkit.adapters._response import FinishReason, TokenUsage
 from promptkit.adapters._settings import ModelSettings, UnsupportedSettingError
 from promptkit.errors import PromptkitError, ProviderError, ProviderMalformedReplyError
@@ -315,27 +316,22 @@ def _checked(raw: Any, body: Any, shape: ReplyShape) -> WireReply:
     for name in shape.list_fields:
         if not isinstance(getattr(body, name, None), list):
             raise _malformed(shape.api, raw, f"it has no {name!r} list")
-    return WireReply(body, raw.status_code, _request_id(raw))
+    return WireReply(body, raw.status_code, request_id(raw.headers))
 
 
 def _malformed(api: str, raw: Any, what: str) -> ProviderMalformedReplyError:
     status: int = raw.status_code
-    request_id = _request_id(raw)
+    sent_id = request_id(raw.headers)
     return ProviderMalformedReplyError(
-        f"the {api} reply (HTTP {status}{_ident(request_id)}) is malformed: {what}; is the base"
+        f"the {api} reply (HTTP {status}{_ident(sent_id)}) is malformed: {what}; is the base"
         " URL an API of the right kind?",
         status=status,
-        request_id=request_id,
+        request_id=sent_id,
     )
 
 
-def _request_id(raw: Any) -> str | None:
-    value = raw.headers.get("x-request-id") or raw.headers.get("request-id")
-    return value if isinstance(value, str) else None
-
-
-def _ident(request_id: str | None) -> str:
-    return f", request id {request_id}" if request_id else ""
+def _ident(sent_id: str | None) -> str:
+    return f", request id {sent_id}" if sent_id else ""
 
 
 def _kind(body: Any) -> str:

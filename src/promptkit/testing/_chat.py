@@ -7,10 +7,10 @@ calls left without one.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.testing._fake_api import (
     CUT_OFF,
     FakeApi,
@@ -53,7 +53,7 @@ class FakeChatCompletions(FakeApi):
         return {
             "id": f"chatcmpl-fake{seq:06d}",
             "object": "chat.completion",
-            "created": int(time.time()),
+            "created": int(SYSTEM_CLOCK.now().timestamp()),
             "model": model_of(request),
             "choices": [
                 {

@@ -8,10 +8,10 @@ items replayed without their `encrypted_content`.
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.testing._fake_api import (
     CUT_OFF,
     FakeApi,
@@ -37,7 +37,7 @@ class FakeResponses(FakeApi):
 
     def body(self, reply: Reply, request: dict[str, Any], seq: int) -> dict[str, Any]:
         cut_off = reply.finish in CUT_OFF
-        now = int(time.time())
+        now = int(SYSTEM_CLOCK.now().timestamp())
         instructions = request.get("instructions")
         reason = "content_filter" if reply.finish == "content_filter" else "max_output_tokens"
         return {
