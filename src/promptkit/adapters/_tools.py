@@ -22,8 +22,9 @@ from promptkit._jsonable import json_ready
 from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._response import ToolCallRecord
 from promptkit.adapters._wire_api import RequestedToolCall
+from promptkit.blocking import call_blocking
 from promptkit.clock import Clock
-from promptkit.errors import ToolValidationError
+from promptkit.errors import CallAbandonedError, ToolValidationError
 from promptkit.logging import get_logger
 from promptkit.prompt import RenderedPrompt, Tool, ToolContext, ToolResult
 from promptkit.secrets import redact_secrets
@@ -70,7 +71,17 @@ def execute_tool_call(
     if isinstance(ready, ExecutedCall):
         return ready
     try:
-        result = ready.tool.run(ready.params, ready.context)
+        if deadline.at is None:
+            result = ready.tool.run(ready.params, ready.context)
+        else:
+            # On a thread the caller stops waiting for at the deadline: a handler that blocks
+            # past it is left behind, and the model is told so.
+            result = call_blocking(
+                lambda: ready.tool.run(ready.params, ready.context),
+                timeout=deadline.remaining(),
+            )
+    except CallAbandonedError:
+        result = _past_deadline(ready)
     except Exception as error:
         result = _handler_failed(rendered, ready, error)
     return _finished(call, ready, result)
@@ -87,16 +98,15 @@ async def aexecute_tool_call(
     ready = _prepare(rendered, call, deadline, session, deps)
     if isinstance(ready, ExecutedCall):
         return ready
-    cancellable = ready.tool.is_async and deadline.at is not None
+    # An async handler is cancelled at the deadline; a blocking one is left on its thread.
     try:
-        async with asyncio.timeout(deadline.remaining() if cancellable else None) as scope:
+        async with asyncio.timeout(
+            deadline.remaining() if deadline.at is not None else None
+        ) as scope:
             result = await ready.tool.arun(ready.params, ready.context)
     except TimeoutError as error:
         if scope.expired():
-            result = ToolResult(
-                message=f"tool {ready.tool.name!r} was cancelled: the evaluation's deadline passed",
-                success=False,
-            )
+            result = _past_deadline(ready)
         else:  # the handler's own TimeoutError
             result = _handler_failed(rendered, ready, error)
     except Exception as error:
@@ -149,6 +159,13 @@ def _prepare(
         session=session,
     )
     return _ReadyCall(tool, params, context, (started, clock))
+
+
+def _past_deadline(ready: _ReadyCall) -> ToolResult:
+    return ToolResult(
+        message=f"tool {ready.tool.name!r} was cancelled: the evaluation's deadline passed",
+        success=False,
+    )
 
 
 def _handler_failed(

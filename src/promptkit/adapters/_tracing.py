@@ -18,6 +18,7 @@ passes through secret redaction first.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -26,7 +27,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from promptkit._jsonable import json_ready
-from promptkit.secrets import redact_secrets
+from promptkit.secrets import redact_secrets, redact_value
 
 CAPTURE_CONTENT_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _TRACER_NAME = "promptkit"
@@ -263,4 +264,11 @@ def _fail(trace: Any, span: Any, error: BaseException) -> None:
 
 
 def _redacted_json(value: Any) -> str:
-    return redact_secrets(json.dumps(json_ready(value), ensure_ascii=False))
+    """`value` as JSON text, each string redacted before it is encoded: in encoded text an
+    escaped quote or newline would hide the name or the end of a credential from the rules.
+    Tool arguments that arrive as JSON text are decoded first, for the same reason."""
+    # Text that is not JSON (or nests past what can be decoded) is recorded as the string it is.
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError, RecursionError):
+            value = json.loads(value)
+    return json.dumps(redact_value(json_ready(value)), ensure_ascii=False)

@@ -70,6 +70,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     """The dataset, evaluator, concurrency and model options `eval` and `promote` share."""
+    from promptkit.cli.options import positive_seconds
     from promptkit.evals import SPEC_HELP
 
     parser.add_argument(
@@ -88,7 +89,10 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
         "--concurrency", type=int, default=8, help="cases evaluated at once (default: 8)"
     )
     parser.add_argument(
-        "--deadline", type=float, metavar="SECONDS", help="time limit of each case's evaluation"
+        "--deadline",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help="time limit of each case: model calls, tools and evaluators (default: 300)",
     )
     parser.add_argument(
         "--provider",

@@ -5,15 +5,21 @@ optional expected output and free-form tags. In a file, `params` is an object of
 by params type name (`{"ReviewParams": {...}}`), or, when the prompt takes one params type, that
 type's fields directly. Every case is validated against the prompt's params types while loading;
 a case that does not validate is kept as an `InvalidCase` with its file and line, so one bad case
-is reported and counted while the others still run. A file that cannot be read as a whole (not
-UTF-8, not YAML, not a list of cases) raises `DatasetError` naming the file and line.
+is reported and counted while the others still run.
+
+A JSONL dataset is streamed: memory is bounded whatever the file's size, each line is checked on
+its own (too long, not UTF-8, not JSON, nested too deeply, a repeated id: one invalid case each)
+and the cases are read again as the run reaches them (`promptkit.evals._dataset_file`). A YAML
+dataset is read whole, up to 16 MiB, without aliases. A file that is not a regular file (a
+FIFO, a device), a YAML file that does not parse, or one that is not a list of cases raises
+`DatasetError` naming the file and line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +27,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptkit.errors import DatasetError
+from promptkit.evals._dataset_file import (
+    MAX_YAML_BYTES,
+    BadLine,
+    FileCases,
+    case_ids_of,
+    mapping_id,
+    open_dataset_file,
+    read_whole,
+    scan_jsonl,
+)
 from promptkit.prompt import Prompt, describe_validation_error, type_adapter
 
 CASE_FIELDS = frozenset({"id", "params", "input", "expected", "tags"})
@@ -53,73 +69,92 @@ class InvalidCase:
 class Dataset:
     """The cases of one dataset, the ones that did not load, and a hash of its content.
 
-    `content_hash` is the sha256 of the file's bytes for a loaded dataset; for one built in code
-    it is computed from the cases, so the same cases always give the same hash.
+    `cases` is a tuple for a dataset built in code, and for a JSONL file a sequence that reads
+    each case from the file when it is reached. `content_hash` is the sha256 of the file's bytes
+    for a loaded dataset; for one built in code it is computed from the cases, so the same cases
+    always give the same hash.
     """
 
     name: str
-    cases: tuple[Case, ...]
+    cases: Sequence[Case]
     invalid: tuple[InvalidCase, ...] = ()
     source: str | None = None
     content_hash: str = ""
 
     def __post_init__(self) -> None:
-        seen: set[str] = set()
-        for case in self.cases:
-            if case.id in seen:
-                where = f" ({case.location})" if case.location else ""
-                raise DatasetError(
-                    f"dataset {self.name}: two cases have the id {case.id!r}{where}; give each"
-                    " case a unique id"
-                )
-            seen.add(case.id)
+        if not isinstance(self.cases, FileCases):  # a file's ids were checked as it loaded
+            object.__setattr__(self, "cases", tuple(self.cases))
+            seen: set[str] = set()
+            for case in self.cases:
+                if case.id in seen:
+                    where = f" ({case.location})" if case.location else ""
+                    raise DatasetError(
+                        f"dataset {self.name}: two cases have the id {case.id!r}{where}; give"
+                        " each case a unique id"
+                    )
+                seen.add(case.id)
         if not self.content_hash:
             object.__setattr__(self, "content_hash", _hash_of_cases(self.cases))
 
     @property
+    def case_ids(self) -> tuple[str, ...]:
+        """The id of every case, in order (read from the index, not the file, for a file's)."""
+        return case_ids_of(self.cases)
+
+    @property
     def case_tags(self) -> tuple[str, ...]:
-        """Every tag used by a case, sorted."""
+        """Every tag used by a case, sorted (a file's cases are read to find them)."""
         return tuple(sorted({tag for case in self.cases for tag in case.tags}))
 
 
 def load_dataset(path: str | Path, prompt: Prompt[Any]) -> Dataset:
     """The dataset in `path` (`.jsonl`, `.yaml` or `.yml`), its cases checked against `prompt`."""
     file = Path(path)
-    try:
-        raw = file.read_bytes()
-    except OSError as error:
-        raise DatasetError(f"{file}: cannot read the dataset ({error.strerror or error})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise DatasetError(f"{file} line {line}: the dataset is not UTF-8 text") from None
-    if file.suffix in YAML_SUFFIXES:
-        from promptkit.evals._yaml_cases import yaml_documents
-
-        entries: Iterable[tuple[int, object]] = yaml_documents(text, file)
-    elif file.suffix == ".jsonl":
-        entries = _jsonl_entries(text, file)
-    else:
+    if file.suffix not in {".jsonl", *YAML_SUFFIXES}:
         raise DatasetError(
             f"{file}: unknown dataset format {file.suffix or '(no suffix)'!r}; use .jsonl, .yaml"
             " or .yml"
         )
     params_types = prompt_params_types(prompt)
+
+    def parse(value: object, location: str, default_id: str) -> Case:
+        return case_from_json(value, params_types, location, default_id)
+
+    with open_dataset_file(file) as handle:
+        if file.suffix == ".jsonl":
+            cases, problems, content_hash = scan_jsonl(handle, file, parse)
+            invalid = [_invalid(file, problem) for problem in problems]
+            return Dataset(file.stem, cases, tuple(invalid), str(file), content_hash)
+        raw = read_whole(handle, file, MAX_YAML_BYTES)
+    return _yaml_dataset(file, raw, parse)
+
+
+def _invalid(file: Path, problem: BadLine | tuple[int, object, str]) -> InvalidCase:
+    if isinstance(problem, BadLine):
+        number, case_id, reason = problem.number, None, problem.reason
+    else:
+        number, value, reason = problem
+        case_id = mapping_id(value)
+    return InvalidCase(case_id or f"line-{number}", f"{file} line {number}", reason)
+
+
+def _yaml_dataset(file: Path, raw: bytes, parse: Any) -> Dataset:
+    from promptkit.evals._yaml_cases import yaml_documents
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise DatasetError(f"{file} line {line}: the dataset is not UTF-8 text") from None
     cases: list[Case] = []
     invalid: list[InvalidCase] = []
-    for line, value in entries:
+    for line, value in yaml_documents(text, file):
         location = f"{file} line {line}"
-        default_id = f"line-{line}"
-        if isinstance(value, InvalidCase):
-            invalid.append(value)
-            continue
         try:
-            cases.append(case_from_json(value, params_types, location, default_id))
+            cases.append(parse(value, location, f"line-{line}"))
         except DatasetError as error:
-            case_id = value.get("id") if isinstance(value, Mapping) else None
             reason = str(error).removeprefix(f"{location}: ")
-            invalid.append(InvalidCase(str(case_id) if case_id else default_id, location, reason))
+            invalid.append(InvalidCase(mapping_id(value) or f"line-{line}", location, reason))
     return Dataset(
         name=file.stem,
         cases=tuple(cases),
@@ -199,21 +234,6 @@ def _bind_params(
                 f" {describe_validation_error(error)}"
             ) from None
     return tuple(bound)
-
-
-def _jsonl_entries(text: str, file: Path) -> Iterable[tuple[int, object]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except ValueError as error:
-            yield (
-                number,
-                InvalidCase(
-                    f"line-{number}", f"{file} line {number}", f"not a JSON object: {error}"
-                ),
-            )
 
 
 def _kind(value: object) -> str:

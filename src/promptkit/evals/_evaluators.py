@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from promptkit.errors import ArgumentTypeError, ArgumentValueError
 from promptkit.evals._dataset import Case
+from promptkit.secrets import redact_secrets
 
 if TYPE_CHECKING:
     from promptkit.adapters import PromptResponse
@@ -222,5 +223,6 @@ def _differs(response: PromptResponse[Any]) -> str:
 
 
 def _short(text: str, limit: int = 80) -> str:
-    flat = " ".join(text.split())
+    # Redacted before it is flattened and cut: a cut credential is no longer recognised.
+    flat = " ".join(redact_secrets(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"

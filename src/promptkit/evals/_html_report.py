@@ -2,8 +2,8 @@
 
 Styles are inline, there is no script, and the chart (mean score per override tag, overall and
 per case tag) is an inline SVG, so the page references no URL at all and can be attached to a
-review or archived as it is. Every text from the run (replies, errors, reasons) is escaped,
-its colons included.
+review or archived as it is. Every text from the run (case ids and tags, replies, errors,
+reasons) is redacted of credentials and escaped, its colons included.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import html
 from collections.abc import Sequence
 
 from promptkit.evals._report import EvaluationReport, TagSummary
+from promptkit.secrets import redact_secrets
 
 # Colour-blind-safe palette (Okabe-Ito), one colour per override tag.
 _PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
@@ -106,10 +107,10 @@ def score_chart(summaries: Sequence[TagSummary]) -> str:
 
 def _facts(report: EvaluationReport) -> str:
     rows = [
-        ("provider", f"{report.provider} ({report.model})"),
-        ("dataset", f"{report.dataset} (sha256 {report.dataset_hash[:16]}…)"),
+        ("provider", f"{report.provider} ({redact_secrets(report.model)})"),
+        ("dataset", f"{redact_secrets(report.dataset)} (sha256 {report.dataset_hash[:16]}…)"),
         ("cases", str(len(report.case_ids))),
-        ("evaluators", ", ".join(report.evaluators) or "none"),
+        ("evaluators", ", ".join(map(redact_secrets, report.evaluators)) or "none"),
         ("duration", f"{report.duration_s:.2f} s"),
     ]
     if report.interrupted:
@@ -188,7 +189,8 @@ def _case_table(report: EvaluationReport) -> str:
                 f'<span class="bad">{_text(result.error)}</span>'
                 if result.error
                 else "<br>".join(
-                    _text(f"{e.evaluator}: " + (f"error {e.error}" if e.error else e.reason))
+                    f"{_text(e.evaluator)}&#58; "
+                    + (f"error {_text(e.error)}" if e.error else _text(e.reason))
                     for e in result.evaluations
                 )
             )
@@ -197,7 +199,8 @@ def _case_table(report: EvaluationReport) -> str:
                 f"<br><small>{detail}</small><pre>{_text(result.text or '')}</pre></td>"
             )
         rows.append(
-            f"<tr><th>{_text(case_id)}</th><td>{_text(', '.join(tags))}</td>{''.join(cells)}</tr>"
+            f"<tr><th>{_text(case_id)}</th><td>{', '.join(map(_text, tags))}</td>"
+            f"{''.join(cells)}</tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"
 
@@ -213,9 +216,10 @@ def _invalid_cases(report: EvaluationReport) -> str:
 
 
 def _text(value: str) -> str:
-    # A ':' as a character reference shows the same, but no URL in a model's reply survives as
-    # `scheme:` text that a checker (or a careless viewer) could take for a reference.
-    return html.escape(value).replace(":", "&#58;")
+    # Redacted before it is escaped: in escaped text a quote or `&` would hide a credential's
+    # name or end from the rules. A ':' as a character reference shows the same, but no URL in
+    # a model's reply survives as `scheme:` text that a checker could take for a reference.
+    return html.escape(redact_secrets(value)).replace(":", "&#58;")
 
 
 def _number(value: float | None, digits: int = 2) -> str:

@@ -16,6 +16,7 @@ from promptkit._durable import write_atomically
 from promptkit.adapters import ExecutionRecord, write_manifest
 from promptkit.evals._html_report import render_html_report
 from promptkit.evals._report import EvaluationReport
+from promptkit.secrets import redact_value
 
 REPORT_JSON = "report.json"
 REPORT_HTML = "report.html"
@@ -49,15 +50,18 @@ def write_evaluation_outputs(report: EvaluationReport, output_dir: str | Path) -
 
 
 def _metadata(report: EvaluationReport) -> dict[str, Any]:
-    return {
-        "kind": "evaluation",
-        "prompt": report.prompt,
-        "provider": report.provider,
-        "model": report.model,
-        "dataset": report.dataset,
-        "dataset_hash": report.dataset_hash,
-        "override_tags": list(report.override_tags),
-        "mean_scores": {tag: report.summary(tag).mean_score for tag in report.override_tags},
-        "failed_cases": sum(1 for result in report.results if result.failed),
-        "invalid_cases": len(report.invalid_cases),
-    }
+    metadata: dict[str, Any] = redact_value(
+        {
+            "kind": "evaluation",
+            "prompt": report.prompt,
+            "provider": report.provider,
+            "model": report.model,
+            "dataset": report.dataset,
+            "dataset_hash": report.dataset_hash,
+            "override_tags": list(report.override_tags),
+            "mean_scores": {tag: report.summary(tag).mean_score for tag in report.override_tags},
+            "failed_cases": sum(1 for result in report.results if result.failed),
+            "invalid_cases": len(report.invalid_cases),
+        }
+    )
+    return metadata

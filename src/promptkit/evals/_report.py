@@ -16,6 +16,7 @@ from typing import Any
 
 from promptkit.evals._dataset import InvalidCase
 from promptkit.overrides import OverridesSnapshot
+from promptkit.secrets import redact_value
 
 PERCENTILES = (50, 90, 99)
 
@@ -254,9 +255,10 @@ class EvaluationReport:
 
     def to_json(self) -> dict[str, Any]:
         """The whole report as JSON values: summaries, comparisons of every tag with the first,
-        each case result and the cases that did not load."""
+        each case result and the cases that did not load. Every text in it (case ids and tags,
+        replies, reasons, errors, locations) is redacted of credentials: reports are shared."""
         first = self.override_tags[0] if self.override_tags else None
-        return {
+        document: dict[str, Any] = {
             "prompt": self.prompt,
             "provider": self.provider,
             "model": self.model,
@@ -284,6 +286,8 @@ class EvaluationReport:
             ],
             "results": [result.to_json() for result in self.results],
         }
+        redacted: dict[str, Any] = redact_value(document)
+        return redacted
 
 
 def percentile(sorted_values: Sequence[float], p: float) -> float | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import math
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -30,10 +31,11 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from promptkit.adapters import DEFAULT_MAX_TOOL_ROUNDS
+from promptkit.blocking import run_blocking
 from promptkit.clock import SYSTEM_CLOCK, Clock
-from promptkit.errors import ArgumentTypeError, ArgumentValueError
+from promptkit.errors import ArgumentTypeError, ArgumentValueError, CallAbandonedError
 from promptkit.evals._dataset import Case, Dataset
-from promptkit.evals._evaluators import Evaluator, ScoreFunction, as_evaluator
+from promptkit.evals._evaluators import Evaluator, EvaluatorOutcome, ScoreFunction, as_evaluator
 from promptkit.evals._report import CaseResult, EvaluationReport, EvaluatorResult
 from promptkit.evals._snapshot import RunOverrides
 from promptkit.logging import get_logger
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
 _log = get_logger("promptkit.evals")
 
 DEFAULT_CONCURRENCY = 8
+DEFAULT_CASE_DEADLINE_S = 300.0
+"""Each case's deadline when none is given: its model calls, tools and evaluators together."""
 
 ResultListener = Callable[[CaseResult], None]
 """Called on the event loop with each result as it finishes (a progress bar, a log)."""
@@ -168,6 +172,7 @@ class _Run:
         on_result: ResultListener | None,
         clock: Clock,
     ) -> None:
+        self.deadline_s = _deadline_seconds(deadline)
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise ArgumentValueError(
                 f"concurrency must be an int of 1 or more, got {concurrency!r}"
@@ -189,7 +194,6 @@ class _Run:
             else {}
         )
         self.concurrency = concurrency
-        self.deadline = deadline
         self.max_tool_rounds = max_tool_rounds
         self.on_result = on_result
         self.clock = clock
@@ -276,7 +280,7 @@ class _Run:
                 session=Session(),
                 overrides_store=self.overrides,
                 overrides_tag=tag,
-                deadline=self.deadline,
+                deadline=self.deadline_s,
                 max_tool_rounds=self.max_tool_rounds,
                 user_message=case.input,
             )
@@ -294,9 +298,12 @@ class _Run:
                 location=case.location,
             )
         latency = self.clock.monotonic() - started
-        evaluations = [
-            await self._score(evaluator, case, response) for evaluator in self.evaluators
-        ]
+        # Side by side, each within what is left of the case's deadline: one evaluator that
+        # blocks does not take the others' time.
+        remaining = max(self.deadline_s - (self.clock.monotonic() - started), 0.0)
+        evaluations = await asyncio.gather(
+            *(self._score(evaluator, case, response, remaining) for evaluator in self.evaluators)
+        )
         return CaseResult(
             case_id=case.id,
             override_tag=tag,
@@ -312,11 +319,31 @@ class _Run:
         )
 
     async def _score(
-        self, evaluator: Evaluator, case: Case, response: PromptResponse[Any]
+        self, evaluator: Evaluator, case: Case, response: PromptResponse[Any], remaining: float
     ) -> EvaluatorResult:
+        """`evaluator`'s judgement within `remaining` seconds. A blocking evaluator runs on a
+        daemon thread (the event loop, Ctrl-C included, stays responsive) and is abandoned when
+        the time is up; an async one is cancelled then."""
+        what = f"evaluator {evaluator.name!r} (the case's deadline is {self.deadline_s:g}s)"
+        is_async = inspect.iscoroutinefunction(evaluator.evaluate)
         try:
-            outcome = evaluator.evaluate(case, response)
-            score = await outcome if inspect.isawaitable(outcome) else outcome
+            outcome: EvaluatorOutcome
+            if is_async:
+                outcome = evaluator.evaluate(case, response)
+            else:
+                outcome = await run_blocking(
+                    lambda: evaluator.evaluate(case, response), timeout=remaining, what=what
+                )
+            if inspect.isawaitable(outcome):
+                try:
+                    async with asyncio.timeout(remaining):
+                        score = await outcome
+                except TimeoutError:
+                    raise CallAbandonedError(
+                        f"{what} did not finish within {remaining:g}s; it was cancelled"
+                    ) from None
+            else:
+                score = outcome
         except Exception as error:
             return EvaluatorResult(evaluator.name, None, error=_error_text(error))
         if score is None:
@@ -324,10 +351,11 @@ class _Run:
         return EvaluatorResult(evaluator.name, score.value, redact_secrets(score.reason))
 
     def report(self, *, interrupted: bool) -> EvaluationReport:
+        case_ids = self.dataset.case_ids
         order = {
-            (tag, case.id): index
-            for index, (tag, case) in enumerate(
-                (tag, case) for tag in self.tags for case in self.dataset.cases
+            (tag, case_id): index
+            for index, (tag, case_id) in enumerate(
+                (tag, case_id) for tag in self.tags for case_id in case_ids
             )
         }
         return EvaluationReport(
@@ -337,7 +365,7 @@ class _Run:
             dataset=self.dataset.name,
             dataset_hash=self.dataset.content_hash,
             override_tags=self.tags,
-            case_ids=tuple(case.id for case in self.dataset.cases),
+            case_ids=case_ids,
             results=tuple(sorted(self.results, key=lambda r: order[(r.override_tag, r.case_id)])),
             invalid_cases=self.dataset.invalid,
             evaluators=tuple(evaluator.name for evaluator in self.evaluators),
@@ -352,9 +380,6 @@ class _Run:
         """What besides the texts decided the replies: the run's limits, the model's settings."""
         from promptkit.adapters import WireAdapter
 
-        deadline = self.deadline
-        if isinstance(deadline, timedelta):
-            deadline = deadline.total_seconds()
         model_settings = (
             {
                 name: list(value) if isinstance(value, tuple) else value
@@ -366,10 +391,27 @@ class _Run:
         )
         return {
             "concurrency": self.concurrency,
-            "deadline_s": deadline,
+            "deadline_s": self.deadline_s,
             "max_tool_rounds": self.max_tool_rounds,
             "model_settings": model_settings,
         }
+
+
+def _deadline_seconds(deadline: float | timedelta | None) -> float:
+    if deadline is None:
+        return DEFAULT_CASE_DEADLINE_S
+    seconds = deadline.total_seconds() if isinstance(deadline, timedelta) else deadline
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not math.isfinite(seconds)
+        or seconds <= 0
+    ):
+        raise ArgumentValueError(
+            "deadline must be a positive, finite number of seconds (or a timedelta), got"
+            f" {deadline!r}"
+        )
+    return float(seconds)
 
 
 def _tags(tag: str | Sequence[str]) -> tuple[str, ...]:

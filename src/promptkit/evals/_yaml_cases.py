@@ -2,7 +2,9 @@
 
 The file is a list of cases, or a mapping whose `cases` key holds that list. PyYAML's safe
 loader builds the values (no arbitrary objects), and its node tree gives each case's line, so a
-case that does not validate is reported where it is written. Imported only for YAML datasets.
+case that does not validate is reported where it is written. Aliases are refused
+(`promptkit.input_files.yaml_loader`): a handful of nested ones expand into billions of values.
+Imported only for YAML datasets.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ from pathlib import Path
 import yaml
 
 from promptkit.errors import DatasetError
+from promptkit.input_files import yaml_loader
 
 
 def yaml_documents(text: str, file: Path) -> list[tuple[int, object]]:
     """Each case of the YAML `text` with its 1-based line; DatasetError when it is not YAML or
     not a list of cases."""
-    loader = yaml.SafeLoader(text)
+    loader = yaml_loader(text)
     try:
         root = loader.get_single_node()
         if root is None:

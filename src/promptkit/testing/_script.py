@@ -28,12 +28,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from promptkit.errors import ArgumentTypeError, UsageError
+from promptkit.errors import ArgumentTypeError, InputFileError, UsageError
+from promptkit.input_files import open_regular_file, read_limited, yaml_loader
 from promptkit.testing._fake_server import RecordedRequest
 from promptkit.testing._replies import Reply, Usage
 
 _REPLY_KINDS = ("text", "json", "error")
 _RULE_FIELDS = frozenset({"when", "usage", "delay", *_REPLY_KINDS})
+
+
+MAX_SCRIPT_BYTES = 16 * 1024 * 1024
+"""A reply script larger than this is refused (it is read whole)."""
 
 
 class ReplyScriptError(UsageError, ValueError):
@@ -80,17 +85,25 @@ def load_reply_script(path: str | Path) -> ReplyScript:
 
     file = Path(path)
     try:
-        document = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ReplyScriptError(
-            f"{file}: cannot read the reply script ({error.strerror or error})"
-        ) from None
+        with open_regular_file(file) as handle:
+            text = read_limited(handle, file, MAX_SCRIPT_BYTES).decode("utf-8")
+        loader = yaml_loader(text)
+        try:
+            document = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except InputFileError as error:
+        raise ReplyScriptError(f"cannot use the reply script {error}") from None
     except UnicodeDecodeError:
         raise ReplyScriptError(f"{file}: the reply script is not UTF-8 text") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark is not None else ""
-        raise ReplyScriptError(f"{file}{line}: the reply script is not valid YAML/JSON") from None
+        problem = getattr(error, "problem", None)
+        detail = f" ({problem})" if problem else ""
+        raise ReplyScriptError(
+            f"{file}{line}: the reply script is not valid YAML/JSON{detail}"
+        ) from None
     return reply_script_from(document, where=str(file))
 
 
