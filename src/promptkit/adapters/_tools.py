@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
+from promptkit._blocking import call_blocking
 from promptkit._jsonable import json_ready
 from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._response import ToolCallRecord
 from promptkit.adapters._wire_api import RequestedToolCall
-from promptkit.blocking import call_blocking
 from promptkit.clock import Clock
 from promptkit.errors import CallAbandonedError, ToolValidationError
 from promptkit.logging import get_logger
