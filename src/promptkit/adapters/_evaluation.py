@@ -29,6 +29,7 @@ from promptkit.adapters._options import (
     DEFAULT_MAX_TOOL_ROUNDS,
     DEFAULT_OUTPUT_RETRIES,
     DEFAULT_OVERRIDES_TAG,
+    DEFAULT_TOOL_CONCURRENCY,
     DEFAULT_USER_MESSAGE,
     CallOptions,
 )
@@ -74,9 +75,9 @@ class Evaluation(Generic[OutputT]):
     def __init__(
         self,
         adapter: WireAdapter,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, Any],
         session: Session,
-        options: CallOptions,
+        options: CallOptions[Any],
         *,
         method: str,
     ) -> None:
@@ -113,6 +114,14 @@ class Evaluation(Generic[OutputT]):
             raise ArgumentValueError(
                 "user_message must be a non-empty string (or None for the default)"
             )
+        tool_concurrency = options.get("tool_concurrency", DEFAULT_TOOL_CONCURRENCY)
+        if isinstance(tool_concurrency, bool) or not isinstance(tool_concurrency, int):
+            raise ArgumentTypeError(f"tool_concurrency must be an int, got {tool_concurrency!r}")
+        if tool_concurrency < 1:
+            raise ArgumentValueError(f"tool_concurrency must be 1 or more, got {tool_concurrency}")
+        deps = options.get("deps")
+        # Before anything is rendered or sent: a tool must never be told to run without them.
+        prompt.require_deps(deps)
         output_dir = options.get("output_dir")
         prices = options.get("prices")
         if prices is not None and not isinstance(prices, PriceTable):
@@ -132,7 +141,8 @@ class Evaluation(Generic[OutputT]):
         self.user_message = user_message or DEFAULT_USER_MESSAGE
         self.settings = adapter.settings.merged(settings)
         self.output_retries = output_retries
-        self.deps = options.get("deps")
+        self.deps = deps
+        self.tool_concurrency = tool_concurrency
         self.conversation = conversation
         self.history = (
             messages if conversation is None else conversation_messages(session, conversation)
@@ -192,6 +202,7 @@ class Evaluation(Generic[OutputT]):
                 request_options=options,
                 output_retries=self.output_retries,
                 deps=self.deps,
+                tool_concurrency=self.tool_concurrency,
                 settings=self.settings.chosen(),
                 trace=self.trace,
             ),

@@ -9,6 +9,7 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
+    from promptkit.prompt._deps import DepsNeed as DepsNeed
     from promptkit.prompt._hashing import content_hash as content_hash
     from promptkit.prompt._markdown import MarkdownSection as MarkdownSection
     from promptkit.prompt._override_types import (
@@ -56,6 +57,7 @@ else:
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
+            "promptkit.prompt._deps": ("DepsNeed",),
             "promptkit.prompt._hashing": ("content_hash",),
             "promptkit.prompt._markdown": ("MarkdownSection",),
             "promptkit.prompt._override_types": (
