@@ -94,7 +94,7 @@ def test_a_misspelt_top_level_name_is_a_type_error(mypy_report: list[str]) -> No
 def test_a_prompt_with_an_output_type_is_inferred_as_prompt_of_that_type(
     mypy_report: list[str],
 ) -> None:
-    assert 'note: Revealed type is "promptkit.prompt.prompt.Prompt[user_code.Review, None]"' in (
+    assert 'note: Revealed type is "promptkit.prompt._prompt.Prompt[user_code.Review, None]"' in (
         mypy_report
     )
 
@@ -102,12 +102,12 @@ def test_a_prompt_with_an_output_type_is_inferred_as_prompt_of_that_type(
 def test_a_prompt_without_an_output_type_is_inferred_as_prompt_of_none(
     mypy_report: list[str],
 ) -> None:
-    assert 'note: Revealed type is "promptkit.prompt.prompt.Prompt[None, None]"' in mypy_report
+    assert 'note: Revealed type is "promptkit.prompt._prompt.Prompt[None, None]"' in mypy_report
 
 
 def test_a_tool_takes_its_deps_type_from_its_handlers_context(mypy_report: list[str]) -> None:
     assert (
-        'note: Revealed type is "promptkit.prompt.tool.Tool[user_code.FilePath, user_code.Repo]"'
+        'note: Revealed type is "promptkit.prompt._tool.Tool[user_code.FilePath, user_code.Repo]"'
         in mypy_report
     )
 
@@ -116,7 +116,7 @@ def test_a_prompt_with_a_deps_type_is_inferred_as_prompt_of_those_deps(
     mypy_report: list[str],
 ) -> None:
     assert (
-        'note: Revealed type is "promptkit.prompt.prompt.Prompt[user_code.Review, user_code.Repo]"'
+        'note: Revealed type is "promptkit.prompt._prompt.Prompt[user_code.Review, user_code.Repo]"'
         in mypy_report
     )
 

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
+from promptkit._names import is_valid_key
 from promptkit.errors import ConfigError
-from promptkit.names import is_valid_key
 
 PYPROJECT = "pyproject.toml"
 DEFAULT_TAG = "latest"

@@ -88,7 +88,6 @@ if TYPE_CHECKING:
         WireApi as WireApi,
         WireConversation as WireConversation,
     )
-    from promptkit.durable import write_atomically as write_atomically
 else:
     from promptkit._lazy import lazy_exports
 
@@ -166,6 +165,5 @@ else:
                 "WireApi",
                 "WireConversation",
             ),
-            "promptkit.durable": ("write_atomically",),
         },
     )

@@ -14,6 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from promptkit._durable import write_atomically
+from promptkit._jsonable import json_ready
 from promptkit.adapters._conversation import (
     check_messages,
     conversation_messages,
@@ -42,7 +44,6 @@ from promptkit.adapters._settings import ModelSettings
 from promptkit.adapters._tracing import EvaluationTrace
 from promptkit.adapters._transport import Transport
 from promptkit.adapters._wire_api import ModelTurn, WireApi
-from promptkit.durable import write_atomically
 from promptkit.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -51,7 +52,6 @@ from promptkit.errors import (
     OutputParseError,
     OutputTruncatedError,
 )
-from promptkit.jsonable import json_ready
 from promptkit.logging import get_logger
 from promptkit.prompt import Prompt, RenderedPrompt, parse_structured_output
 from promptkit.secrets import redact_secrets

@@ -127,7 +127,7 @@ def run_eval(args: argparse.Namespace) -> int:
         return 2
     print(report_json_text(report) if args.json else report_table(report), end="\n")
     if args.html:
-        from promptkit.durable import write_atomically
+        from promptkit._durable import write_atomically
 
         write_atomically(Path(args.html), render_html_report(report))
     if args.output_dir:
@@ -144,7 +144,7 @@ def evaluation_config(args: argparse.Namespace, *, tag: str | None) -> ProjectCo
     (`--overrides-dir` in `args.root`, the provider options, `tag`) in place; the provider
     options of `args` are set from it."""
     from promptkit.config import command_config
-    from promptkit.discovery.references import use_project
+    from promptkit.discovery import use_project
 
     provider = args.provider if args.provider != "fake" else None
     config = command_config(
@@ -165,7 +165,7 @@ def evaluation_config(args: argparse.Namespace, *, tag: str | None) -> ProjectCo
 
 def load_cli_prompt(reference: str) -> Prompt[Any]:
     """The prompt a `PROMPT` argument names (package.module:attr or an entry-point name)."""
-    from promptkit.discovery.references import bind_prompt, load_prompt_source
+    from promptkit.discovery import bind_prompt, load_prompt_source
 
     return bind_prompt(load_prompt_source(reference))
 

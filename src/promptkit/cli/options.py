@@ -52,7 +52,7 @@ def add_params_argument(parser: argparse.ArgumentParser) -> None:
 def _params_document(value: str) -> object:
     # An argparse type: a bad value becomes the one-line usage error, exit status 2.
     from promptkit.errors import ArgumentValueError
-    from promptkit.prompt.params import read_params_argument
+    from promptkit.prompt import read_params_argument
 
     try:
         return read_params_argument(value)
@@ -102,7 +102,7 @@ class configured:  # noqa: N801 (reads as the function it stands for: `handler=c
 
     def __call__(self, args: argparse.Namespace) -> int:
         from promptkit.config import command_config
-        from promptkit.discovery.references import use_project
+        from promptkit.discovery import use_project
 
         config = command_config(args.root, overrides_dir=args.root, tag=getattr(args, "tag", None))
         use_project(config)

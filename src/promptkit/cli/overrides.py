@@ -270,7 +270,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _seed(args: argparse.Namespace) -> int:
-    from promptkit.discovery.references import find_prompt
+    from promptkit.discovery import find_prompt
 
     prompt = find_prompt(args.prompt)
     store = strict_store(args)
@@ -286,7 +286,7 @@ def _seed(args: argparse.Namespace) -> int:
 
 
 def _set(args: argparse.Namespace) -> int:
-    from promptkit.discovery.references import find_prompt
+    from promptkit.discovery import find_prompt
     from promptkit.overrides import require_section_path
 
     prompt = find_prompt(args.prompt)
@@ -303,7 +303,7 @@ def _set(args: argparse.Namespace) -> int:
 
 
 def _edit(args: argparse.Namespace) -> int:
-    from promptkit.discovery.references import find_prompt
+    from promptkit.discovery import find_prompt
     from promptkit.overrides import (
         default_body,
         merge_view,
@@ -407,7 +407,7 @@ def _remove(args: argparse.Namespace) -> int:
         file = store.shared_file(args.shared, args.tag)
         removed = store.delete_shared_section(section_key=args.shared, tag=args.tag)
         return _report_removal(removed, str(file))
-    from promptkit.discovery.references import find_prompt
+    from promptkit.discovery import find_prompt
 
     prompt = find_prompt(args.prompt)
     file = store.prompt_file(prompt.ns, prompt.key, args.tag)
@@ -427,7 +427,7 @@ def _remove(args: argparse.Namespace) -> int:
 def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverride | None, Path]:
     """The `--prompt` prompt, its override under `--tag` (None when there is none: not an
     error) and that file."""
-    from promptkit.discovery.references import find_prompt
+    from promptkit.discovery import find_prompt
 
     prompt = find_prompt(args.prompt)
     store = strict_store(args)

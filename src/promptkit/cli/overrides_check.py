@@ -90,7 +90,7 @@ def known_prompts(
 ) -> dict[tuple[str, str], Prompt[Any]]:
     """The prompts of `--prompt`, the entry points and the project configuration's
     `[tool.promptkit] prompts`, by (ns, key)."""
-    from promptkit.discovery.references import entry_point_prompts, find_prompt, project_prompts
+    from promptkit.discovery import entry_point_prompts, find_prompt, project_prompts
 
     prompts: dict[tuple[str, str], Prompt[Any]] = {}
     found = entry_point_prompts()

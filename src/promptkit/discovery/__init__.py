@@ -1,10 +1,14 @@
 """Finding the configuration, prompt, session and overrides a command works on.
 
-`references`: `package.module:attr` references, `promptkit.prompts` entry points and the
-`[tool.promptkit] prompts` of the project, loaded and bound to a session and workspace.
-`workspace`: every command's options resolved against the project configuration
-(`promptkit.config.command_config`: a flag wins, else `[tool.promptkit]`, else the default),
-the stores they name, and the built-in workspace prompt.
+- `load_prompt_source` / `bind_prompt`: `package.module:attr` references and `promptkit.prompts`
+  entry points, loaded and bound to a session and workspace; `project_prompts` /
+  `use_project`: the `[tool.promptkit] prompts` of the project, and its folder importable.
+- `workspace_options` / `bind_workspace`: every workspace command's options resolved against
+  the project configuration (`promptkit.config.command_config`: a flag wins, else
+  `[tool.promptkit]`, else the default), and the stores they name (`overrides_store_of`,
+  `session_store_of`).
+- `workspace_prompt` (`DEFAULT_PROMPT_REFERENCE`, `promptkit.discovery:workspace_prompt`): the
+  built-in workspace prompt.
 """
 
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
@@ -13,7 +17,7 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
-    from promptkit.discovery.references import (
+    from promptkit.discovery._references import (
         EntryPointPrompts as EntryPointPrompts,
         PromptFactory as PromptFactory,
         PromptSource as PromptSource,
@@ -24,7 +28,7 @@ if TYPE_CHECKING:
         project_prompts as project_prompts,
         use_project as use_project,
     )
-    from promptkit.discovery.workspace import (
+    from promptkit.discovery._workspace import (
         DEFAULT_PROMPT_REFERENCE as DEFAULT_PROMPT_REFERENCE,
         BoundWorkspace as BoundWorkspace,
         WorkspaceOptions as WorkspaceOptions,
@@ -42,7 +46,7 @@ else:
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
-            "promptkit.discovery.references": (
+            "promptkit.discovery._references": (
                 "EntryPointPrompts",
                 "PromptFactory",
                 "PromptSource",
@@ -53,7 +57,7 @@ else:
                 "project_prompts",
                 "use_project",
             ),
-            "promptkit.discovery.workspace": (
+            "promptkit.discovery._workspace": (
                 "DEFAULT_PROMPT_REFERENCE",
                 "BoundWorkspace",
                 "WorkspaceOptions",

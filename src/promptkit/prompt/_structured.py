@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from promptkit.errors import OutputParseError, PromptValidationError
-from promptkit.prompt.params import describe_validation_error, type_adapter, type_name
+from promptkit.prompt._params import describe_validation_error, type_adapter, type_name
 
 OutputT = TypeVar("OutputT")
 

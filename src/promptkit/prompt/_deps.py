@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from promptkit.errors import DepsError, PromptValidationError
-from promptkit.prompt.params import type_name
+from promptkit.prompt._params import type_name
 
 
 @dataclass(frozen=True)

@@ -29,12 +29,12 @@ from pydantic import ValidationError
 # A default lets a bare `ToolContext` annotation mean `ToolContext[Any]` (PEP 696).
 from typing_extensions import TypeVar as DefaultedTypeVar
 
-from promptkit.blocking import run_blocking
+from promptkit._blocking import run_blocking
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentTypeError, PromptValidationError, ToolValidationError
-from promptkit.prompt.deps import DepsNeed, require_tool_deps
-from promptkit.prompt.hashing import canonical_json, content_hash
-from promptkit.prompt.params import (
+from promptkit.prompt._deps import DepsNeed, require_tool_deps
+from promptkit.prompt._hashing import canonical_json, content_hash
+from promptkit.prompt._params import (
     describe_validation_error,
     is_params_type,
     type_adapter,

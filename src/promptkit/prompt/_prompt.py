@@ -20,23 +20,23 @@ from jinja2 import Template
 # A default lets `Prompt[Review]` keep meaning what it did before deps were typed: any deps.
 from typing_extensions import TypeVar as DefaultedTypeVar
 
+from promptkit._names import require_key
 from promptkit.errors import PromptRenderError, PromptValidationError
 from promptkit.logging import get_logger
-from promptkit.names import require_key
-from promptkit.prompt.applied_overrides import applicable_section_overrides, apply_tool_overrides
-from promptkit.prompt.compiler import ShapeEntry, body_name, compile_shape, value_name
-from promptkit.prompt.deps import DepsReader, require_call_deps, require_declared_deps
-from promptkit.prompt.markdown import MarkdownSection
-from promptkit.prompt.override_types import OverridesLookup, PromptOverride, SectionPath
-from promptkit.prompt.rendered import (
+from promptkit.prompt._applied_overrides import applicable_section_overrides, apply_tool_overrides
+from promptkit.prompt._compiler import ShapeEntry, body_name, compile_shape, value_name
+from promptkit.prompt._deps import DepsReader, require_call_deps, require_declared_deps
+from promptkit.prompt._markdown import MarkdownSection
+from promptkit.prompt._override_types import OverridesLookup, PromptOverride, SectionPath
+from promptkit.prompt._rendered import (
     PromptDescriptor,
     RenderedPrompt,
     SectionDescriptor,
     ToolDescriptor,
 )
-from promptkit.prompt.section import RenderContext, Section, normalize_body
-from promptkit.prompt.structured import output_schema_text, require_output_type
-from promptkit.prompt.tool import Tool
+from promptkit.prompt._section import RenderContext, Section, normalize_body
+from promptkit.prompt._structured import output_schema_text, require_output_type
+from promptkit.prompt._tool import Tool
 
 OutputT = TypeVar("OutputT")
 DepsT = DefaultedTypeVar("DepsT", default=Any)

@@ -4,7 +4,7 @@ Every command's options (`PATH`, `--prompt`, `--state-dir`, `--overrides-dir`, `
 provider options) resolve against the project's `[tool.promptkit]` table with one rule for
 every command (`promptkit.config.command_config`: a flag wins, else the table, else the
 default). For the workspace commands (`optimize`, `render`, `digest`, `repl`, `mcp serve`)
-that gives the directory, the prompt source (`promptkit.discovery.references`), the session
+that gives the directory, the prompt source (`promptkit.discovery._references`), the session
 store and the overrides store (`overrides_store_of`, `session_store_of`), and
 `bind_workspace` binds the prompt to the session most recently stored for the workspace. The
 built-in default prompt, `workspace_prompt`, is a factory: a short role, the workspace as a
@@ -19,7 +19,7 @@ from typing import Any
 
 from promptkit.config import ProjectConfig, command_config, is_location_url
 from promptkit.digest import WorkspaceDigestSection
-from promptkit.discovery.references import (
+from promptkit.discovery._references import (
     PromptSource,
     bind_prompt,
     load_prompt_source,
@@ -32,7 +32,7 @@ from promptkit.prompt import Prompt, TextSection
 from promptkit.session import Session, SessionStore
 from promptkit.workspace import HostMount, VfsWorkspaceSection
 
-DEFAULT_PROMPT_REFERENCE = "promptkit.discovery.workspace:workspace_prompt"
+DEFAULT_PROMPT_REFERENCE = "promptkit.discovery:workspace_prompt"
 
 _ROLE = """\
 You are an assistant working in the software repository mounted below. Read the workspace
