@@ -53,7 +53,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from promptkit.workspace import render_static_digest, scan_workspace, select_files
+from promptkit.hostfiles import select_files
+from promptkit.repofacts import render_static_digest, scan_workspace
 
 _RUNNERS = {
     # Python, JavaScript/TypeScript, Rust, Go (the first corpus)

@@ -61,7 +61,7 @@ SCAN_CHILD = (
     PHASES
     + """
 import structlog
-from promptkit.workspace import render_static_digest, scan_workspace
+from promptkit.repofacts import render_static_digest, scan_workspace
 structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 report = {"scan: import": phase()}
 facts = scan_workspace(sys.argv[1])
@@ -76,7 +76,7 @@ print(json.dumps(report))
 LISTING_CHILD = (
     PHASES
     + """
-from promptkit.workspace import select_files
+from promptkit.hostfiles import select_files
 report = {"listing: import": phase()}
 selection = select_files(sys.argv[1])
 report["listing: select_files"] = phase()

@@ -1,8 +1,9 @@
 """Public names: one declared table per package, read the same way by mypy and at run time.
 
-`promptkit`, `promptkit.adapters` and `promptkit.workspace` declare their names as imports in an
-`if TYPE_CHECKING:` block; at run time `promptkit._lazy` reads that block from the source. These
-tests hold the two readings together and keep the top-level namespace to the everyday names.
+`promptkit` and several of its packages (`adapters`, `hostfiles`, `repofacts`, `workspace`, ...)
+declare their names as imports in an `if TYPE_CHECKING:` block; at run time `promptkit._lazy`
+reads that block from the source. These tests hold the two readings together and keep the
+top-level namespace to the everyday names.
 """
 
 from __future__ import annotations
@@ -90,7 +91,13 @@ def test_every_declared_name_resolves_to_the_object_its_module_defines(package: 
 
 
 def test_the_packages_with_lazy_names_are_found() -> None:
-    assert {"promptkit", "promptkit.adapters", "promptkit.workspace"} <= set(LAZY_PACKAGES)
+    assert {
+        "promptkit",
+        "promptkit.adapters",
+        "promptkit.hostfiles",
+        "promptkit.repofacts",
+        "promptkit.workspace",
+    } <= set(LAZY_PACKAGES)
 
 
 def test_top_level_namespace_keeps_the_seed_names() -> None:

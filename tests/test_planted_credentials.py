@@ -21,7 +21,7 @@ from promptkit.logging import configure
 from promptkit.prompt import Prompt, TextSection, Tool, ToolContext, ToolResult
 from promptkit.session import Session, SessionStore, ToolInvoked
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
-from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
+from promptkit.workspace import HostMount, VfsWorkspaceSection
 
 from .conftest import committed_repo, offline_env, run_promptkit
 from .credentials import PLANTED, leaked_values, planted_file_text

@@ -2,8 +2,8 @@
 
 This namespace holds what application code uses every day; the rest lives in the public
 subpackages (`promptkit.prompt`, `promptkit.session`, `promptkit.digest`, `promptkit.workspace`,
-`promptkit.overrides`, `promptkit.planning`, `promptkit.adapters`, `promptkit.errors`,
-`promptkit.testing`).
+`promptkit.hostfiles`, `promptkit.repofacts`, `promptkit.overrides`, `promptkit.planning`,
+`promptkit.adapters`, `promptkit.errors`, `promptkit.testing`).
 
 The names below are declared once, in the `TYPE_CHECKING` block, so type checkers know every
 one of them (and reject a misspelt one). At run time a name's module is imported on first use

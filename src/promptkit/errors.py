@@ -162,6 +162,21 @@ class ProviderMalformedReplyError(ProviderError):
     an object, or missing what every reply carries. `status` and `request_id` are the reply's."""
 
 
+class McpError(RunError, RuntimeError):
+    """An MCP server failed a request: it answered with a protocol error (an unknown method or
+    tool, an internal error), or the `mcp` package that speaks to it is not installed. A tool's
+    own failed result (`isError`) is not an error: it goes to the model like any tool result."""
+
+
+class McpConnectionError(McpError, ConnectionError):
+    """An MCP server could not be started, reached or initialised, or it went away (exited,
+    closed its pipe or its HTTP stream) while a request was under way."""
+
+
+class McpTimeoutError(McpError, TimeoutError):
+    """An MCP server did not answer a tool call in time; the call was cancelled."""
+
+
 class ModelOutputError(RunError, ValueError):
     """The model answered, but not with a complete answer to use.
 

@@ -9,10 +9,10 @@ from structlog.testing import capture_logs
 
 from promptkit.digest import WorkspaceDigestSection, resolve_workspace_digest, set_workspace_digest
 from promptkit.errors import PromptValidationError
+from promptkit.hostfiles import describe_workspace
 from promptkit.prompt import Prompt
 from promptkit.session import Session
 from promptkit.testing import FakeClock
-from promptkit.workspace import describe_workspace
 
 from .conftest import commit_file
 

@@ -13,9 +13,9 @@ from promptkit.digest import (
     set_workspace_digest,
 )
 from promptkit.errors import SessionError, WorkspaceError
+from promptkit.hostfiles import describe_workspace
 from promptkit.names import is_valid_key
 from promptkit.session import Session, SessionStore
-from promptkit.workspace import describe_workspace
 
 
 def test_key_is_stripped_and_lower_cased_and_body_stripped(session: Session) -> None:

@@ -22,7 +22,7 @@ from promptkit.planning import PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer
-from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
+from promptkit.workspace import HostMount, VfsWorkspaceSection
 
 # test_optimize.py takes `git` from this module; it is the shared one.
 from ..conftest import git as git

@@ -26,7 +26,7 @@ from .conftest import make_prompt
 FACTORY_MODULE = """\
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.prompt import Prompt, TextSection
-from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
+from promptkit.workspace import HostMount, VfsWorkspaceSection
 
 
 def build(session, workspace):

@@ -20,8 +20,8 @@ from promptkit.optimize import (
 )
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import OverrideAuthor
+from promptkit.repofacts import render_static_digest, scan_workspace
 from promptkit.session import Session
-from promptkit.workspace import render_static_digest, scan_workspace
 
 from .conftest import OPENAI_KEY, make_prompt
 

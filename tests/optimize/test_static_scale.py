@@ -15,9 +15,9 @@ from promptkit.optimize import StaticDigestWriter, optimize_workspace_digest
 from promptkit.prompt import Prompt
 from promptkit.session import Session, ToolInvoked
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
-from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
+from promptkit.workspace import HostMount, VfsWorkspaceSection
 
-from ..workspace_sections.conftest import CountingReader
+from ..workspace.conftest import CountingReader
 from .test_cli import digest_part, promptkit
 
 

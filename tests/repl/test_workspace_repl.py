@@ -164,7 +164,7 @@ def test_promptkit_repl_uses_the_built_in_prompt_by_default(repo: Path, state_di
 
 def test_the_digest_section_key_is_the_one_the_prompt_declares(repo: Path, state_dir: Path) -> None:
     def keyed_prompt(session: Any, workspace: Path) -> Prompt[Any]:
-        from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
+        from promptkit.workspace import HostMount, VfsWorkspaceSection
 
         return Prompt(
             ns="tests",

@@ -33,6 +33,7 @@ COMMAND_MODULES: dict[str, str] = {
     "overrides": "promptkit.cli.overrides",
     "repl": "promptkit.cli.repl",
     "eval": "promptkit.cli.eval",
+    "mcp": "promptkit.cli.mcp",
 }
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -62,6 +63,8 @@ HELP_EXAMPLES: dict[str, str] = {
     "eval": "promptkit eval app.prompts:review --dataset evals/review.jsonl --tag latest"
     " --tag candidate --json",
     "repl": "printf 'optimize\\nask What is this?\\n' | promptkit repl . --provider static",
+    "mcp": "promptkit mcp serve . --http 127.0.0.1:8765",
+    "mcp serve": "claude mcp add promptkit -- promptkit mcp serve /path/to/repo",
 }
 
 

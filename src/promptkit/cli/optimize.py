@@ -88,8 +88,7 @@ def start_listing_helper(args: argparse.Namespace) -> Iterator[None]:
     if not writes_with_model(args.provider, base_url=args.base_url):
         yield
         return
-    from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES
-    from promptkit.workspace.listing_process import start_listing_process
+    from promptkit.hostfiles import DEFAULT_MAX_FILE_BYTES, start_listing_process
 
     with start_listing_process(args.path, DEFAULT_MAX_FILE_BYTES) as listing:
         args.listing = listing

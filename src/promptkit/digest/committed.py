@@ -19,10 +19,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from promptkit.errors import WorkspaceError
+from promptkit.hostfiles import (
+    FileSelection,
+    WorkspaceManifest,
+    manifest_for_selection,
+    read_workspace_bytes,
+    select_files,
+)
 from promptkit.overrides.shared import ProvenanceValue
-from promptkit.workspace.files import FileSelection, select_files
-from promptkit.workspace.manifest import WorkspaceManifest, manifest_for_selection
-from promptkit.workspace.reading import read_workspace_bytes
 
 CONTENT_FINGERPRINT = "content_fingerprint"
 LEFT_OUT = "left_out"

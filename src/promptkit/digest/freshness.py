@@ -22,9 +22,9 @@ from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.digest.committed import CONTENT_FINGERPRINT, LEFT_OUT, current_state
 from promptkit.digest.state import WorkspaceDigest
 from promptkit.errors import WorkspaceError
+from promptkit.hostfiles import WorkspaceManifest, describe_workspace
 from promptkit.logging import get_logger
 from promptkit.overrides.shared import ProvenanceValue
-from promptkit.workspace.manifest import WorkspaceManifest, describe_workspace
 
 _log = get_logger("promptkit.digest")
 

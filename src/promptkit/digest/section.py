@@ -36,6 +36,7 @@ from promptkit.digest.freshness import (
 )
 from promptkit.digest.state import WorkspaceDigest, latest_workspace_digest
 from promptkit.errors import ArgumentTypeError, PromptValidationError
+from promptkit.hostfiles import WorkspaceManifest
 from promptkit.logging import get_logger
 from promptkit.overrides import SharedSectionOverride, SharedSectionStore
 from promptkit.prompt import (
@@ -48,7 +49,6 @@ from promptkit.prompt import (
     Tool,
 )
 from promptkit.session import Session
-from promptkit.workspace.manifest import WorkspaceManifest
 
 _log = get_logger("promptkit.digest")
 

@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from promptkit.errors import SessionError, WorkspaceError
+from promptkit.hostfiles import WorkspaceManifest, describe_workspace
 from promptkit.names import is_valid_key
 from promptkit.secrets import find_secrets
 from promptkit.session import SessionProtocol, register_slice_type, upsert_by
-from promptkit.workspace.manifest import WorkspaceManifest, describe_workspace
 
 DIGEST_SLICE_NAME = "promptkit.workspace-digest"
 DEFAULT_DIGEST_SOURCE = "operator"

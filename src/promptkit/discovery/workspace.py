@@ -20,7 +20,7 @@ from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.planning import PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection
 from promptkit.session import Session, SessionStore
-from promptkit.workspace.vfs import HostMount, VfsWorkspaceSection
+from promptkit.workspace import HostMount, VfsWorkspaceSection
 
 DEFAULT_PROMPT_REFERENCE = "promptkit.discovery.workspace:workspace_prompt"
 

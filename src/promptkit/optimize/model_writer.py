@@ -20,20 +20,22 @@ from typing import Any
 from promptkit.adapters.base import ProviderAdapter
 from promptkit.adapters.response import PromptResponse, TokenUsage, ToolCallRecord
 from promptkit.errors import OptimizationError, OutputParseError, PromptValidationError
+from promptkit.hostfiles import (
+    DEFAULT_MAX_FILE_BYTES,
+    FileSelection,
+    ListingProcess,
+    WorkspaceManifest,
+    begin_selection,
+    describe_workspace,
+    manifest_for_selection,
+)
 from promptkit.logging import get_logger
 from promptkit.names import is_valid_key
 from promptkit.optimize.types import DigestDraft, OptimizationResponse, OptimizationTarget
 from promptkit.planning import PlanningStrategy, PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection, ToolResult
 from promptkit.session import Session, ToolInvoked
-from promptkit.workspace.files import DEFAULT_MAX_FILE_BYTES, FileSelection, begin_selection
-from promptkit.workspace.listing_process import ListingProcess
-from promptkit.workspace.manifest import (
-    WorkspaceManifest,
-    describe_workspace,
-    manifest_for_selection,
-)
-from promptkit.workspace.overlay import HostMount, record_counted_listing, record_listing
+from promptkit.workspace import HostMount, record_counted_listing, record_listing
 
 _log = get_logger("promptkit.optimize")
 

@@ -18,8 +18,8 @@ from promptkit.errors import ProviderError
 
 if TYPE_CHECKING:
     from promptkit.adapters.base import ProviderAdapter
+    from promptkit.hostfiles import ListingProcess
     from promptkit.optimize.types import DigestWriter
-    from promptkit.workspace.listing_process import ListingProcess
 
 WriterName = Literal["auto", "openai", "anthropic", "static"]
 WRITER_NAMES: tuple[str, ...] = get_args(WriterName)

@@ -16,11 +16,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 from promptkit.errors import ArgumentValueError
+from promptkit.hostfiles import HOST_READER, WorkspaceReader
 from promptkit.optimize.types import DigestDraft, OptimizationTarget, digest_response
+from promptkit.repofacts import ScanRoot, render_static_digest, scan_roots
 from promptkit.session import Session
-from promptkit.workspace import render_static_digest
-from promptkit.workspace.reading import HOST_READER, WorkspaceReader
-from promptkit.workspace.scan import ScanRoot, scan_roots
 
 STATIC_PROVIDER = "static"
 STATIC_MODEL = "static"

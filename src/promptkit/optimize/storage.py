@@ -24,6 +24,7 @@ from promptkit.adapters.response import PromptResponse
 from promptkit.digest import clear_workspace_digest, set_workspace_digest
 from promptkit.digest.committed import committed_provenance
 from promptkit.errors import DigestRejectedError, OptimizationError
+from promptkit.hostfiles import WorkspaceManifest
 from promptkit.logging import get_logger
 from promptkit.optimize.types import OptimizationResponse, OptimizationScope, OptimizationTarget
 from promptkit.overrides import (
@@ -35,7 +36,6 @@ from promptkit.overrides import (
 from promptkit.prompt import OverrideAuthor, Prompt, PromptOverride, SectionOverride, SectionPath
 from promptkit.secrets import find_secrets
 from promptkit.session import SessionProtocol
-from promptkit.workspace.manifest import WorkspaceManifest
 
 _log = get_logger("promptkit.optimize")
 

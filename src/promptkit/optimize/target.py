@@ -20,13 +20,13 @@ from typing import Any
 
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.errors import OptimizationError
+from promptkit.hostfiles import literal_glob
 from promptkit.names import require_key
 from promptkit.optimize.types import OptimizationScope, OptimizationTarget
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt
 from promptkit.session import SessionProtocol
-from promptkit.workspace.globs import literal_glob
-from promptkit.workspace.vfs import HostMount, WorkspaceSection
+from promptkit.workspace import HostMount, WorkspaceSection
 
 
 def prepare_optimization(

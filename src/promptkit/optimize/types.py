@@ -15,11 +15,11 @@ from typing import Any, Protocol, runtime_checkable
 
 from promptkit.adapters.response import PromptResponse, TokenUsage
 from promptkit.digest import WorkspaceDigestSection
+from promptkit.hostfiles import WorkspaceManifest
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt, SectionPath
 from promptkit.session import Session
-from promptkit.workspace.manifest import WorkspaceManifest
-from promptkit.workspace.vfs import HostMount, WorkspaceSection
+from promptkit.workspace import HostMount, WorkspaceSection
 
 
 class OptimizationScope(StrEnum):

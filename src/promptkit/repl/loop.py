@@ -39,6 +39,7 @@ from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_w
 from promptkit.discovery.references import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
 from promptkit.failures import describe_failure
+from promptkit.hostfiles import describe_workspace
 from promptkit.optimize import (
     OperatorOverrideError,
     OptimizationScope,
@@ -61,8 +62,7 @@ from promptkit.session import (
     SessionStore,
     ToolInvoked,
 )
-from promptkit.workspace.manifest import describe_workspace
-from promptkit.workspace.vfs import forget_listings
+from promptkit.workspace import forget_listings
 
 OnText = Callable[[str], None] | None
 

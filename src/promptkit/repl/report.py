@@ -32,7 +32,7 @@ def resolution_lines(resolution: DigestResolution, *, origin: str) -> list[str]:
         lines.append(f"updated:   {resolution.updated_at.isoformat()} ({age} ago)")
     if resolution.author is not None:
         lines.append(f"author:    {resolution.author}")
-    lines.append(f"freshness: {_freshness_text(resolution)}")
+    lines.append(f"freshness: {freshness_text(resolution)}")
     if resolution.shadowed_override is not None:
         lines.append(
             f"shadows:   {resolution.shadowed_override}: the session digest wins over this"
@@ -41,7 +41,9 @@ def resolution_lines(resolution: DigestResolution, *, origin: str) -> list[str]:
     return lines
 
 
-def _freshness_text(resolution: DigestResolution) -> str:
+def freshness_text(resolution: DigestResolution) -> str:
+    """`fresh`, `stale (<why>; head <old> -> <new>)`, `unknown (<why>)` or `none (...)`: how
+    current a resolved digest is, in the words `digest status` prints after `freshness:`."""
     freshness = resolution.freshness
     if resolution.origin == "placeholder":
         return "none (nothing to compare)"

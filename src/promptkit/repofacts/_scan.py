@@ -1,0 +1,415 @@
+"""`scan_workspace`: task-agnostic facts about a workspace, gathered fast and without secrets.
+
+The scan lists files once (see `select_files`; listing opens no file), counts languages and
+top-level layout from the names alone, and opens only a handful of files, each only as far as
+its parser needs: the project's configuration (see
+`promptkit.repofacts._tooling`), its CI files, the guidance written for contributors and agents
+(`promptkit.repofacts._guidance`), what notable folders say about themselves
+(`promptkit.repofacts._folders`) and the first entry points' re-exports
+(`promptkit.repofacts._public_api`). Every file is read through one seam, `read(path, limit)`,
+backed by the caller's `WorkspaceReader`, and its text passes through `redact_secrets` before
+anything is parsed out of it, so no credential reaches `WorkspaceFacts`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from promptkit.errors import WorkspaceError
+from promptkit.hostfiles import (
+    DEFAULT_MAX_FILE_BYTES,
+    HOST_READER,
+    SkipReason,
+    WorkspaceManifest,
+    WorkspaceReader,
+    collector_paused,
+    manifest_for_selection,
+    read_workspace_bytes,
+    select_files,
+)
+from promptkit.logging import get_logger
+from promptkit.repofacts._docs_site import DocsSite, docs_site
+from promptkit.repofacts._folders import FolderNote, describe_folders
+from promptkit.repofacts._guidance import WatchOut, as_command, read_guidance
+from promptkit.repofacts._landmarks import (
+    AgentSkill,
+    agent_skills,
+    contributor_docs,
+    entry_points,
+    generated_folders,
+    is_notable,
+    largest_modules,
+)
+from promptkit.repofacts._public_api import reexported_modules
+from promptkit.repofacts._suites import SuiteFolder, docs_checks, module_tests, suite_folders
+from promptkit.repofacts._tally import DirectoryCount, LanguageCount, NameTally, is_code
+from promptkit.repofacts._tooling import (
+    LOCKFILE_NAMES,
+    ToolCommand,
+    ToolingCollector,
+    Workflow,
+    classify_command,
+    config_files,
+    invoked_script,
+    parse_config_file,
+    parse_workflow,
+    rank_commands,
+    script_commands,
+)
+from promptkit.secrets import redact_secrets
+
+__all__ = [
+    "DirectoryCount",
+    "LanguageCount",
+    "ScanRoot",
+    "WorkspaceFacts",
+    "is_typed_by_hand",
+    "scan_roots",
+    "scan_workspace",
+]
+
+_log = get_logger("promptkit.workspace")
+
+_CONFIG_READ_LIMIT = 256 * 1024
+_MAX_CONFIG_FILES = 80
+_MAX_CI_FILES = 20
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceFacts:
+    """What `scan_workspace` found; every collection is sorted, so equal trees give equal facts.
+
+    `skipped` counts files left out of the selection by reason (binary, too_large, credential...).
+    `commands` are ranked, most canonical first (see `promptkit.repofacts._tooling.ranking`).
+    `folders` say what the notable folders are for; `guidance_files` are the agent and
+    contributor files that were read (each once); `entry_points` are where code starts (a Go
+    command's main.go, a package's index.ts or __init__.py, a crate's lib.rs); `root_files`
+    are the names of the files at the top level; `contributor_docs` the docs in folders
+    written for contributors; `skills` the agent skills; `largest_modules` the largest
+    hand-written source files and `generated_folders` the folders of generated code (see
+    `promptkit.repofacts._landmarks`); `docs_site` the documentation site, if any (see
+    `promptkit.repofacts._docs_site`); `suites` the largest test suites and `docs_checks` the
+    tests that run the docs' examples, `module_tests` the tests named for the largest modules
+    (see `promptkit.repofacts._suites`); `exported_modules` the source files packages export by
+    subpath (package.json `exports`) and `reexported_modules` the modules the first entry
+    points re-export (see `promptkit.repofacts._public_api`).
+    """
+
+    manifest: WorkspaceManifest
+    file_count: int
+    skipped: tuple[tuple[SkipReason, int], ...]
+    root_file_count: int
+    languages: tuple[LanguageCount, ...]
+    layout: tuple[DirectoryCount, ...]
+    notable_files: tuple[str, ...]
+    projects: tuple[str, ...]
+    tools: tuple[str, ...]
+    commands: tuple[ToolCommand, ...]
+    workflows: tuple[Workflow, ...]
+    watch_outs: tuple[WatchOut, ...]
+    folders: tuple[FolderNote, ...] = ()
+    guidance_files: tuple[str, ...] = ()
+    entry_points: tuple[str, ...] = ()
+    root_files: tuple[str, ...] = ()
+    contributor_docs: tuple[str, ...] = ()
+    skills: tuple[AgentSkill, ...] = ()
+    largest_modules: tuple[str, ...] = ()
+    generated_folders: tuple[str, ...] = ()
+    docs_site: DocsSite | None = None
+    suites: tuple[SuiteFolder, ...] = ()
+    docs_checks: tuple[str, ...] = ()
+    module_tests: tuple[str, ...] = ()
+    exported_modules: tuple[str, ...] = ()
+    reexported_modules: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScanRoot:
+    """One directory a scan covers: its host `path`, the folder its files appear under in the
+    facts (`prefix`, "" for the top, "docs" for a mount at `/docs`), and `PathGlob` globs over
+    paths relative to `path` (`include`: keep only matches; `exclude`: leave out matches and
+    everything under a matching directory)."""
+
+    path: str | os.PathLike[str]
+    prefix: str = ""
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+def scan_workspace(
+    path: str | os.PathLike[str],
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    reader: WorkspaceReader = HOST_READER,
+) -> WorkspaceFacts:
+    """Scan the workspace at `path`; raises WorkspaceError when it is not a directory."""
+    root = ScanRoot(path, include=tuple(include), exclude=tuple(exclude))
+    return scan_roots([root], max_file_bytes=max_file_bytes, reader=reader)
+
+
+def scan_roots(
+    roots: Sequence[ScanRoot],
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    reader: WorkspaceReader = HOST_READER,
+) -> WorkspaceFacts:
+    """Scan several directories as one workspace (the mounts of a workspace section).
+
+    The manifest describes the first root, over all its files: the globs narrow what the facts
+    describe, not the fingerprint a later freshness check recomputes for that directory.
+    WorkspaceError when a root is not a directory.
+    """
+    if not roots:
+        raise WorkspaceError("scan_roots needs at least one directory to scan")
+    with collector_paused():
+        return _scan(roots, max_file_bytes, reader)
+
+
+def _scan(
+    roots: Sequence[ScanRoot], max_file_bytes: int, reader: WorkspaceReader
+) -> WorkspaceFacts:
+    prefixes: list[tuple[str, Path]] = []
+    shown_paths: list[str] = []
+    file_sizes: list[int] = []
+    skipped: Counter[SkipReason] = Counter()
+    manifest: WorkspaceManifest | None = None
+    for scan_root in roots:
+        selection = select_files(scan_root.path, max_file_bytes=max_file_bytes)
+        if manifest is None:
+            manifest = manifest_for_selection(selection)
+        selection = selection.narrowed(scan_root.include, scan_root.exclude)
+        prefix = scan_root.prefix.strip("/")
+        prefixes.append((prefix, selection.root))
+        if prefix:
+            shown_paths.extend(f"{prefix}/{file.path}" for file in selection.files)
+        else:
+            shown_paths.extend(file.path for file in selection.files)
+        file_sizes.extend(file.size for file in selection.files)
+        skipped.update(dict(selection.skipped))
+    assert manifest is not None
+    # One root's files come sorted; several are merged.
+    paths = shown_paths if len(roots) == 1 else sorted(shown_paths)
+    sizes = dict(zip(shown_paths, file_sizes, strict=True))
+    # Deepest prefix first, so a file maps to the root it was listed under.
+    by_prefix = sorted(prefixes, key=lambda item: -len(item[0]))
+
+    def locate(shown: str) -> tuple[Path, str] | None:
+        # A listed file, or one the parsers look up by name (a lockfile the size cap left out),
+        # maps through the root whose prefix it is under.
+        for prefix, root in by_prefix:
+            if not prefix:
+                return root, shown
+            if shown.startswith(prefix + "/"):
+                return root, shown[len(prefix) + 1 :]
+        return None
+
+    def read(shown: str, limit: int = _CONFIG_READ_LIMIT) -> str | None:
+        where = locate(shown)
+        if where is None:
+            return None
+        try:
+            raw = reader.read(where[0], where[1], limit=limit)
+        except WorkspaceError as error:
+            _log.warning("workspace_file_unreadable", path=shown, error=str(error))
+            return None
+        return redact_secrets(raw.decode("utf-8", errors="replace"))
+
+    present = frozenset(paths)
+    tally = NameTally(paths)
+    configs = config_files(paths)[:_MAX_CONFIG_FILES]
+    lockfiles = _lockfiles(locate, {config.rpartition("/")[0] for config in configs})
+    collector = ToolingCollector(present=present | lockfiles, read=read)
+    for relative in configs:
+        parse_config_file(collector, relative)
+    workflows: list[Workflow] = []
+    ci_files = sorted(path for path in paths if path.count("/") <= 2 and _is_ci_file(path))
+    for relative in ci_files[:_MAX_CI_FILES]:
+        text = read(relative)
+        if text is not None:
+            workflows.append(parse_workflow(relative, text))
+    _add_ci_checks(collector, workflows, present, read)
+    guidance = read_guidance(paths, read)
+    for documented in guidance.commands:
+        collector.add(
+            classify_command(documented.command),
+            documented.command,
+            documented.source,
+            standing="documented",
+        )
+    commands = rank_commands(
+        collector.commands, workflows, (documented.command for documented in guidance.commands)
+    )
+    modules = largest_modules(sizes, read, is_code)
+    starts = entry_points(paths)
+    return WorkspaceFacts(
+        manifest=manifest,
+        file_count=len(paths),
+        skipped=tuple(sorted(skipped.items())),
+        root_file_count=tally.root_file_count,
+        languages=tally.languages(),
+        layout=tally.layout(),
+        notable_files=tuple(
+            sorted(
+                {p for p in paths if is_notable(p)} | {p for p in lockfiles if is_notable(p)},
+                key=lambda p: (p.count("/"), p),
+            )
+        ),
+        projects=collector.project_lines(),
+        tools=tuple(sorted(collector.tools | _tools_from_ci(workflows))),
+        commands=commands,
+        workflows=tuple(workflows),
+        watch_outs=guidance.watch_outs,
+        folders=describe_folders(
+            tally.files_per_folder(), tally.files_per_folder(code_only=True), present, read
+        ),
+        guidance_files=guidance.files,
+        entry_points=starts,
+        root_files=tuple(p for p in paths if "/" not in p),
+        contributor_docs=contributor_docs(paths),
+        skills=agent_skills(paths, read),
+        largest_modules=modules,
+        generated_folders=generated_folders(paths),
+        docs_site=docs_site(paths),
+        suites=suite_folders(paths),
+        docs_checks=docs_checks(paths),
+        module_tests=module_tests(modules, paths),
+        exported_modules=tuple(sorted(collector.exported_modules)),
+        reexported_modules=reexported_modules(starts, present, read, known=modules),
+    )
+
+
+_SIDE_WORKFLOW = re.compile(r"release|publish|bench|deploy|nightly|docs|binar", re.IGNORECASE)
+_SETUP_WORD = re.compile(r"\b(?:install|add|setup|sync|download|upload|cache)\b")
+_MAX_CI_COMMAND = 90
+_MAX_CI_SCRIPTS = 8
+_CI_SCRIPT_READ_LIMIT = 64 * 1024
+_INFO_ONLY = re.compile(r"\s(?:--help|-h|--version|-V|version)\s*$")
+
+
+def _add_ci_checks(
+    collector: ToolingCollector,
+    workflows: list[Workflow],
+    present: frozenset[str],
+    read: Callable[[str, int], str | None],
+) -> None:
+    """The checks CI runs are canonical even when no runner file names them, and so are the
+    checks in a repository script that CI runs (`./.ci/run test`, `script/test`): the call
+    shows the script's check of its kind as what it runs. Release, benchmark and deploy
+    workflows run builds nobody types by hand: they are skipped."""
+    calls: dict[str, list[tuple[str, str]]] = {}
+    for workflow in workflows:
+        if _SIDE_WORKFLOW.search(workflow.path) is not None:
+            continue
+        for line in workflow.commands:
+            script = invoked_script(line, present)
+            if script is not None and _is_shell_script(script):
+                calls.setdefault(script, []).append((line, workflow.path))
+                continue
+            command = as_command(line) if is_typed_by_hand(line) else None
+            purpose = classify_command(command) if command is not None else "other"
+            if command is not None and purpose != "other":
+                collector.add(purpose, command, workflow.path, standing="ci")
+    for script, script_calls in list(calls.items())[:_MAX_CI_SCRIPTS]:
+        # A script's own variables are set as it runs: a line that uses one is not typeable.
+        checks = [
+            (classify_command(line), line)
+            for line in script_commands(read(script, _CI_SCRIPT_READ_LIMIT) or "")
+            if "$" not in line and is_typed_by_hand(line) and as_command(line) is not None
+        ]
+        checks = [(purpose, line) for purpose, line in checks if purpose != "other"]
+        for line, source in script_calls:
+            purpose = classify_command(line)
+            if purpose != "other" and is_typed_by_hand(line):
+                # What the call runs is clear only when the script has one check of its kind.
+                same_kind = [check for kind, check in checks if kind == purpose]
+                runs = same_kind[0] if len(same_kind) == 1 else None
+                collector.add(purpose, line, source, runs, standing="ci")
+        for purpose, line in checks:
+            collector.add(purpose, line, script, standing="ci")
+
+
+def _is_shell_script(path: str) -> bool:
+    name = path.rpartition("/")[2]
+    return "." not in name.lstrip(".") or name.endswith((".sh", ".bash"))
+
+
+def is_typed_by_hand(line: str) -> bool:
+    """Whether a CI line is a check a contributor could type (no CI variables, no setup, not
+    a smoke test that the tool starts, such as `ruff --help`)."""
+    return (
+        len(line) <= _MAX_CI_COMMAND
+        and "${{" not in line
+        and "$(" not in line
+        # A flag such as `--no-sync` says how, not that the line sets something up.
+        and _SETUP_WORD.search(" ".join(w for w in line.split() if not w.startswith("-"))) is None
+        and _INFO_ONLY.search(line) is None
+    )
+
+
+def _lockfiles(
+    locate: Callable[[str], tuple[Path, str] | None], directories: set[str]
+) -> frozenset[str]:
+    """Lockfiles in `directories`, found by name whatever their size (the selection may have
+    left a large one out): a lockfile's name is what tells the runner. None is read: a read of
+    0 bytes through the confined read path only says the file is there."""
+    found: set[str] = set()
+    for directory in sorted(directories | {""}):
+        for name in LOCKFILE_NAMES:
+            relative = f"{directory}/{name}" if directory else name
+            where = locate(relative)
+            if where is None:
+                continue
+            try:
+                read_workspace_bytes(where[0], where[1], limit=0)
+            except WorkspaceError:
+                continue
+            found.add(relative)
+    return frozenset(found)
+
+
+# -- CI ----------------------------------------------------------------------------------------
+
+_CI_FILES = frozenset(
+    {
+        ".gitlab-ci.yml",
+        ".circleci/config.yml",
+        "Jenkinsfile",
+        "azure-pipelines.yml",
+        ".travis.yml",
+        "bitbucket-pipelines.yml",
+        ".buildkite/pipeline.yml",
+    }
+)
+_CI_TOOLS = (
+    (".github/workflows/", "github-actions"),
+    (".gitlab-ci.yml", "gitlab-ci"),
+    (".circleci/", "circleci"),
+    ("Jenkinsfile", "jenkins"),
+    ("azure-pipelines.yml", "azure-pipelines"),
+    (".travis.yml", "travis-ci"),
+    ("bitbucket-pipelines.yml", "bitbucket-pipelines"),
+    (".buildkite/", "buildkite"),
+)
+
+
+def _is_ci_file(relative: str) -> bool:
+    if relative in _CI_FILES:
+        return True
+    directory, _, name = relative.rpartition("/")
+    return directory == ".github/workflows" and name.endswith((".yml", ".yaml"))
+
+
+def _tools_from_ci(workflows: list[Workflow]) -> set[str]:
+    return {
+        tool
+        for workflow in workflows
+        for prefix, tool in _CI_TOOLS
+        if workflow.path.startswith(prefix)
+    }

@@ -1,0 +1,142 @@
+"""`ToolingCollector`: what the parsers of one scan found, gathered in one place.
+
+Parsers record tools, commands and projects here; projects of one kind that share every fact
+(a monorepo's Python packages alike in all but name) are described on one line. A command is either
+written in a file (`add`) or inferred from a tool's configuration (`add_default`): an inferred
+command is only ever offered for a tool the repository configures, and never for a
+subdirectory's package, where the root's commands already cover it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from promptkit.repofacts._tooling.model import (
+    CommandPurpose,
+    CommandStanding,
+    FileReader,
+    ToolCommand,
+    one_line,
+)
+
+__all__ = ["ProjectFact", "ToolingCollector"]
+
+# A merged project line names this many sources, then says how many more.
+_SOURCES_SHOWN = 4
+
+
+class ProjectFact(NamedTuple):
+    """One project a manifest declares: its kind ("Python project"), name, facts and file."""
+
+    kind: str
+    name: str | None
+    facts: tuple[str, ...]
+    source: str
+
+
+_PYTHON_LOCKFILES = (
+    ("uv.lock", "uv run "),
+    ("poetry.lock", "poetry run "),
+    ("pdm.lock", "pdm run "),
+    ("Pipfile", "pipenv run "),
+)
+_NODE_LOCKFILES = (
+    ("pnpm-lock.yaml", "pnpm"),
+    ("pnpm-workspace.yaml", "pnpm"),
+    ("yarn.lock", "yarn"),
+    ("bun.lock", "bun"),
+    ("bun.lockb", "bun"),
+)
+
+
+@dataclass
+class ToolingCollector:
+    """Gathers what the parsers find for one scan; `scan_workspace` freezes the result.
+
+    `present` holds the workspace's file paths (lockfiles too, whatever their size), and `read`
+    reads any of them for parsers that follow one file to another. `exported_modules` are the
+    source files that packages' manifests export by subpath (`"./stdio": "./src/stdio.ts"`).
+    """
+
+    present: frozenset[str]
+    read: FileReader
+    tools: set[str] = field(default_factory=set)
+    commands: list[ToolCommand] = field(default_factory=list)
+    projects: list[ProjectFact] = field(default_factory=list)
+    exported_modules: set[str] = field(default_factory=set)
+
+    def add(
+        self,
+        purpose: CommandPurpose,
+        command: str,
+        source: str,
+        detail: str | None = None,
+        *,
+        directory: str = "",
+        standing: CommandStanding = "listed",
+    ) -> None:
+        """Record `command`, run from `directory` (relative to the root, "" for the root)."""
+        prefixed = f"cd {directory} && {command}" if directory else command
+        self.commands.append(
+            ToolCommand(purpose, prefixed, source, one_line(detail), standing=standing)
+        )
+
+    def add_default(
+        self, tool: str, purpose: CommandPurpose, command: str, source: str, directory: str
+    ) -> None:
+        """Note `tool` and, at the root only, the command it usually runs as."""
+        self.tools.add(tool)
+        if not directory:
+            self.add(purpose, command, source, standing="default")
+
+    def has(self, directory: str, name: str) -> bool:
+        """Whether the workspace holds `name` in `directory`."""
+        return f"{directory}/{name}" in self.present if directory else name in self.present
+
+    def has_near(self, directory: str, name: str) -> bool:
+        """Whether `name` is in `directory` or at the root (a workspace's shared lockfile)."""
+        return self.has(directory, name) or self.has("", name)
+
+    def project(self, kind: str, name: object, facts: Sequence[str], source: str) -> None:
+        """Record a project found in the workspace; `name` is used when it is a string."""
+        # Names and facts come from the files: bounded so one odd manifest cannot crowd out
+        # the digest.
+        shown = (one_line(name, 60) or None) if isinstance(name, str) else None
+        bounded = tuple(one_line(fact, 80) or fact for fact in facts)
+        self.projects.append(ProjectFact(kind, shown, bounded, source))
+
+    def project_lines(self) -> tuple[str, ...]:
+        """One line per kind and set of facts, naming every project that has them, sorted."""
+        groups: dict[tuple[str, tuple[str, ...]], list[ProjectFact]] = {}
+        for project in sorted(set(self.projects), key=lambda p: (p.source, p.name or "")):
+            groups.setdefault((project.kind, project.facts), []).append(project)
+        return tuple(sorted(_project_line(members) for members in groups.values()))
+
+    def python_runner(self, directory: str, tool: Mapping[str, Any]) -> str:
+        """The prefix Python tools run under (`uv run `...), from the lockfile's name alone."""
+        for lockfile, runner in _PYTHON_LOCKFILES:
+            if self.has_near(directory, lockfile):
+                return runner
+        return "poetry run " if "poetry" in tool else ""
+
+    def node_runner(self, directory: str, document: Mapping[str, Any]) -> str:
+        """The package manager of a package.json: declared, else told by the lockfile's name."""
+        declared = document.get("packageManager")
+        if isinstance(declared, str) and declared.split("@")[0] in ("npm", "pnpm", "yarn", "bun"):
+            return declared.split("@")[0]
+        for lockfile, runner in _NODE_LOCKFILES:
+            if self.has_near(directory, lockfile):
+                return runner
+        return "npm"
+
+
+def _project_line(members: list[ProjectFact]) -> str:
+    kind, facts = members[0].kind, members[0].facts
+    names = ", ".join(f"`{member.name}`" for member in members if member.name)
+    sources = [member.source for member in members]
+    more = len(sources) - _SOURCES_SHOWN
+    listed = ", ".join(sources[:_SOURCES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    label = kind if len(members) == 1 else f"{kind}s"
+    return f"{label}{' ' + names if names else ''} ({'; '.join([*facts, listed])})"
