@@ -95,7 +95,7 @@ LEAKY_FILES = {
         f"- You must set AWS_ACCESS_KEY_ID={AWS_KEY_ID} before deploying.\n"
         f"- Never paste aws_secret_access_key = {AWS_SECRET} into chat.\n"
         f"- Do not post to Slack with {SLACK} directly.\n"
-        f"\n```sh\nuv publish -p {PASSWORD}\n```\n"
+        f"\n```sh\n$ uv publish -p {PASSWORD}\n```\n"
     ),
     "package.json": (
         '{"name": "leaky", "scripts": {'
