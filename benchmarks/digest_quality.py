@@ -61,12 +61,12 @@ _RUNNERS = {
     "make", "just", "task", "uv", "uvx", "pnpm", "npm", "npx", "yarn", "bun", "bunx", "cargo",
     "go", "pytest", "python", "python3", "ruff", "mypy", "pyright", "tox", "nox", "hatch",
     "poetry", "pre-commit", "prek", "golangci-lint", "gofumpt", "gofmt", "turbo", "nx", "tsc",
-    "vitest", "jest", "eslint", "prettier", "biome", "deno", "./gradlew", "mvn",
+    "vitest", "jest", "eslint", "prettier", "biome", "deno", "gradlew", "mvn",
     # JVM, C/C++, Apple, Dart, .NET, Ruby, PHP, Elixir, Scala, Zig, Nix (added with them)
-    "gradle", "./mvnw", "mvnw", "cmake", "ctest", "meson", "ninja", "bazel", "bazelisk",
+    "gradle", "mvnw", "cmake", "ctest", "meson", "ninja", "bazel", "bazelisk",
     "swift", "xcodebuild", "swiftlint", "swiftformat", "flutter", "dart", "melos", "dotnet",
     "bundle", "rake", "rspec", "rubocop", "ruby", "composer", "php", "mix", "sbt", "mill",
-    "./mill", "scala-cli", "zig", "nix", "clang-format",
+    "scala-cli", "zig", "nix", "clang-format",
 }  # fmt: skip
 _CHECK_WORDS = re.compile(
     r"\b(test|tests|lint|fmt|format|check|clippy|vet|build|typecheck|type-check|tsc|mypy|"
@@ -145,6 +145,8 @@ def words_of(command: str) -> list[str]:
             words.append(word.strip("'\""))
     while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*", words[0]):
         words.pop(0)
+    if words:
+        words[0] = words[0].removeprefix("./")  # `./bin/test` runs `bin/test`
     if len(words) >= 3 and words[0] in ("pnpm", "yarn") and words[1] == "run":
         del words[1]
     return words
@@ -168,7 +170,7 @@ def command_key(command: str, files: frozenset[str] = frozenset()) -> tuple[str,
 def is_runner(head: str, files: frozenset[str]) -> bool:
     if head in _RUNNERS or head.startswith("vendor/bin/"):
         return True
-    return "/" in head and head.removeprefix("./") in files
+    return "/" in head and head in files
 
 
 def agent_facts(

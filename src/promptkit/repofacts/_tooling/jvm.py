@@ -52,6 +52,8 @@ def parse_gradle(collector: ToolingCollector, source: str, directory: str, text:
     name = source.rpartition("/")[2]
     if name in _GRADLE_BUILDS and any(collector.has(directory, s) for s in _GRADLE_SETTINGS):
         return  # the settings script beside it speaks for the build
+    if directory and any(collector.has("", settings) for settings in _GRADLE_SETTINGS):
+        return  # a subproject of the root's build
     gradle = "./gradlew" if collector.has(directory, "gradlew") else "gradle"
     collector.tools.add("gradle")
     collector.programs.update((gradle, "gradle"))
@@ -85,7 +87,9 @@ def parse_gradle(collector: ToolingCollector, source: str, directory: str, text:
 
 def parse_maven(collector: ToolingCollector, source: str, directory: str, text: str) -> None:
     """pom.xml: the project, its modules and the checks its plugins add, run through `./mvnw`
-    when the wrapper is there."""
+    when the wrapper is there. A module's POM belongs to the root's build."""
+    if directory and collector.has("", "pom.xml"):
+        return
     maven = "./mvnw" if collector.has(directory, "mvnw") else "mvn"
     collector.tools.add("maven")
     collector.programs.update((maven, "mvn"))

@@ -69,7 +69,9 @@ def parse_rakefile(collector: ToolingCollector, source: str, directory: str, tex
             collector.add(classify_name(task), f"{rake} {task}", source, directory=directory)
     default = _DEFAULT.search(text)
     if default is not None:
-        runs = [name.lstrip(":") for name in re.findall(r":?[\w][\w:-]*", default.group(1))]
+        # `[:spec, :rubocop]`, `%i[spec rubocop]`, `:spec`, `"spec"`
+        listed = re.sub(r"%[iwIW]\[", "[", default.group(1))
+        runs = [name.lstrip(":") for name in re.findall(r":?\w[\w:-]*", listed)]
         purposes = [classify_name(name) for name in runs]
         purpose: CommandPurpose = next((p for p in purposes if p != "other"), "other")
         detail = "rake " + " ".join(runs) if runs else None
