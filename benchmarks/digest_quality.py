@@ -33,9 +33,9 @@ The matching rule, kept deliberately simple and independent of the digest's own 
   everyday English (`just`, `make`) count only inside code, and `pre-commit hook` is git's
   hook, not the pre-commit tool.
 Tokens are the digest's UTF-8 bytes / 4, rounded up (the budget's own measure); "unwritten"
-counts the Commands lines whose command is written in no file of the repository (after the
-agent files are removed): a command the digest inferred, listed for review since an invented
-command is the worst kind of miss. Time is scan plus render,
+counts the Commands lines whose program or first argument no file of the repository names
+(after the agent files are removed): a command the digest may have invented, listed for review
+since an invented command is the worst kind of miss. Time is scan plus render,
 printed also as a ratio to the baseline measured in the same run on the same tree: listing the
 workspace's files (`select_files`), which every digest needs first.
 """
@@ -350,9 +350,9 @@ _TEXT_READ_LIMIT = 512 * 1024
 
 
 def unwritten_commands(digest: str, root: Path, files: frozenset[str]) -> list[str]:
-    """The Commands lines' commands whose first two words no file of the repository writes,
-    in order on one line (flags and their values may sit between them)."""
-    wanted: dict[str, re.Pattern[str]] = {}
+    """The Commands lines' commands whose program, or whose first argument, no file of the
+    repository names as a word: a command the digest may have invented."""
+    wanted: dict[str, list[re.Pattern[str]]] = {}
     in_commands = False
     for line in digest.splitlines():
         if line.startswith("### "):
@@ -362,10 +362,11 @@ def unwritten_commands(digest: str, root: Path, files: frozenset[str]) -> list[s
         if found is None:
             continue
         command = re.sub(r"^cd \S+ && ", "", found.group(2))
-        words = words_of(command)[:2]
-        if words:
-            pattern = r"(?<![\w./-])" + r"\b.*?\s".join(re.escape(word) for word in words)
-            wanted[command] = re.compile(pattern)
+        words = [word for word in command.split() if not word.startswith("-")][:2]
+        words[:1] = [words[0].removeprefix("./")] if words else []
+        wanted[command] = [
+            re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])") for word in words if word
+        ]
     if not wanted:
         return []
     texts = []
@@ -380,7 +381,11 @@ def unwritten_commands(digest: str, root: Path, files: frozenset[str]) -> list[s
         if b"\0" not in data:
             texts.append(data.decode("utf-8", "replace"))
     corpus = "\n".join(texts)
-    return [command for command, pattern in wanted.items() if pattern.search(corpus) is None]
+    return [
+        command
+        for command, patterns in wanted.items()
+        if any(pattern.search(corpus) is None for pattern in patterns)
+    ]
 
 
 def repositories(corpus: Path) -> list[tuple[str, Path]]:

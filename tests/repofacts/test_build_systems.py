@@ -202,6 +202,7 @@ SBT = {
     ),
     ".scalafmt.conf": 'version = "3.8.3"\n',
     "project/build.properties": "sbt.version=1.10.2\n",
+    "project/plugins.sbt": 'addSbtPlugin("org.scalameta" % "sbt-scalafmt" % "2.5.2")\n',
     "core/src/main/scala/Cart.scala": "class Cart\n",
     CI: workflow("sbt test"),
 }

@@ -37,6 +37,7 @@ from promptkit.repofacts._folders import FolderNote, describe_folders
 from promptkit.repofacts._guidance import Evidence, WatchOut, read_guidance
 from promptkit.repofacts._landmarks import (
     AgentSkill,
+    agent_docs,
     agent_skills,
     contributor_docs,
     entry_points,
@@ -81,6 +82,8 @@ _log = get_logger("promptkit.workspace")
 _CONFIG_READ_LIMIT = 256 * 1024
 _MAX_CONFIG_FILES = 80
 _MAX_CI_FILES = 48
+_MAX_LARGEST_MODULES = 10
+_MAX_NAMED_MODULES = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +96,10 @@ class WorkspaceFacts:
     contributor files that were read (each once); `entry_points` are where code starts (a Go
     command's main.go, a package's index.ts or __init__.py, a crate's lib.rs); `root_files`
     are the names of the files at the top level; `contributor_docs` the docs in folders
-    written for contributors; `skills` the agent skills; `largest_modules` the largest
-    hand-written source files and `generated_folders` the folders of generated code (see
+    written for contributors; `skills` the agent skills and `agent_docs` the other docs kept
+    for coding agents (`.agents/`, `.claude/`, `.github/instructions/`); `largest_modules`
+    the largest hand-written source files, `more_modules` the next ones by size (named as
+    room allows), and `generated_folders` the folders of generated code (see
     `promptkit.repofacts._landmarks`); `docs_site` the documentation site, if any (see
     `promptkit.repofacts._docs_site`); `suites` the largest test suites and `docs_checks` the
     tests that run the docs' examples, `module_tests` the tests named for the largest modules
@@ -121,7 +126,9 @@ class WorkspaceFacts:
     root_files: tuple[str, ...] = ()
     contributor_docs: tuple[str, ...] = ()
     skills: tuple[AgentSkill, ...] = ()
+    agent_docs: tuple[str, ...] = ()
     largest_modules: tuple[str, ...] = ()
+    more_modules: tuple[str, ...] = ()
     generated_folders: tuple[str, ...] = ()
     docs_site: DocsSite | None = None
     suites: tuple[SuiteFolder, ...] = ()
@@ -267,7 +274,8 @@ def _scan(
         programs,
     )
     tools = ranked_tools(collector.tools, tool_depths, programs, ci_systems(workflows))
-    modules = largest_modules(sizes, read, is_code)
+    ranked_modules = largest_modules(sizes, read, is_code, _MAX_NAMED_MODULES)
+    modules = ranked_modules[:_MAX_LARGEST_MODULES]
     starts = entry_points(paths)
     return WorkspaceFacts(
         manifest=manifest,
@@ -295,7 +303,9 @@ def _scan(
         root_files=tuple(p for p in paths if "/" not in p),
         contributor_docs=contributor_docs(paths),
         skills=agent_skills(paths, read),
+        agent_docs=tuple(path for path in agent_docs(paths) if path not in guidance.files),
         largest_modules=modules,
+        more_modules=ranked_modules[_MAX_LARGEST_MODULES:],
         generated_folders=generated_folders(paths),
         docs_site=docs_site(paths),
         suites=suite_folders(paths),

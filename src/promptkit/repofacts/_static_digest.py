@@ -68,6 +68,8 @@ _MAX_WORKFLOWS = 8
 _MAX_WORKFLOW_COMMANDS = 3
 _MAX_WATCH_OUTS = 12
 _CD_PREFIX = re.compile(r"^cd (\S+) && (.+)$")
+# A detail that describes what a command covers (`hooks: ruff, mypy`, `envs: py312, lint`).
+_DESCRIPTION = re.compile(r"^[a-z]+: ")
 
 
 def estimate_tokens(text: str) -> int:
@@ -321,8 +323,12 @@ def _command_line(command: ToolCommand) -> str:
     if note is not None:
         notes.append(note)
     runs = command.aliases[0] if command.aliases else command.detail
-    # A recipe's own variables (`$(BIN)/ruff`) are set as it runs: not something to type.
-    same = f" = {code_span(_shortened(runs))}" if runs and "$" not in runs else ""
+    same = ""
+    if runs is not None and _DESCRIPTION.match(runs):
+        notes.append(plain(_shortened(runs)))  # `hooks: ruff, mypy` says what, not a command
+    elif runs is not None and "$" not in runs:
+        # A recipe's own variables (`$(BIN)/ruff`) are set as it runs: not something to type.
+        same = f" = {code_span(_shortened(runs))}"
     label = _PURPOSE_LABELS[command.purpose]
     return f"- {label}: {code_span(command.command)}{same} ({'; '.join(notes)})"
 

@@ -124,7 +124,11 @@ def parse_sbt(collector: ToolingCollector, source: str, directory: str, text: st
         collector.add(classify_name(alias), f"sbt {alias}", source, expansion, directory=directory)
     collector.add_default("sbt", "test", "sbt test", source, directory)
     collector.add_default("sbt", "build", "sbt compile", source, directory)
-    if collector.has(directory, ".scalafmt.conf"):
+    # The sbt-scalafmt plugin adds the task; a `.scalafmt.conf` alone may serve an editor.
+    plugins = collector.read(
+        f"{directory}/project/plugins.sbt" if directory else "project/plugins.sbt"
+    )
+    if plugins is not None and "sbt-scalafmt" in plugins:
         collector.add_default("scalafmt", "format", "sbt scalafmtCheckAll", source, directory)
 
 

@@ -58,7 +58,7 @@ def parse_taskfile(collector: ToolingCollector, source: str, directory: str, tex
 def parse_script_entry_point(
     collector: ToolingCollector, name: str, source: str, directory: str
 ) -> None:
-    """An executable in `scripts/` or `script/`: its name says what it is for."""
+    """An executable in `scripts/`, `script/` or `bin/`: its name says what it is for."""
     stem, dot, suffix = name.rpartition(".")
     if not dot:
         stem, suffix = name, ""
@@ -66,6 +66,8 @@ def parse_script_entry_point(
         return
     if stem.startswith(("_", ".")) or not stem:
         return
+    if not suffix and stem.isupper():
+        return  # `BUILD`, `README`, `OWNERS`: a build file or a document, not a program
     if suffix == "py":
         command = f"python {source}"
     elif suffix in ("mjs", "js", "ts"):
