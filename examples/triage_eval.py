@@ -18,11 +18,15 @@ from pydantic import BaseModel
 
 from promptkit import LocalPromptOverridesStore, MarkdownSection, Prompt, TextSection
 from promptkit.adapters import OpenAIAdapter
-from promptkit.evals import Case, JsonFieldEquals, load_dataset, run_evaluation
-from promptkit.evals.outputs import write_evaluation_outputs
-from promptkit.evals.promote import promote_overrides
-from promptkit.testing import FakeProviderServer
-from promptkit.testing.script import load_reply_script
+from promptkit.evals import (
+    Case,
+    JsonFieldEquals,
+    load_dataset,
+    promote_overrides,
+    run_evaluation,
+    write_evaluation_outputs,
+)
+from promptkit.testing import FakeProviderServer, load_reply_script
 
 HERE = Path(__file__).resolve().parent
 DATASET = HERE / "evals" / "triage.yaml"
@@ -98,7 +102,7 @@ def main(output_dir: Path) -> int:
     promoted = promote_overrides(
         TRIAGE_PROMPT, store, report, from_tag="candidate", to_tag="latest", min_score=0.9
     )
-    print("promoted; evidence in", promoted.evidence_file)
+    print("promoted; evidence in the [promotion] table of", promoted.overrides_location)
     return 0
 
 

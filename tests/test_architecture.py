@@ -27,7 +27,7 @@ OVERSIZE_BASELINE: dict[str, int] = {}
 BARE_BUILTINS = frozenset({"ValueError", "TypeError", "RuntimeError", "KeyError", "OSError"})
 # Raises that are control flow inside one function, caught and turned into a promptkit error
 # a few lines below, never seen by a caller.
-INTERNAL_RAISES = frozenset({"session/records.py", "adapters/wire.py"})
+INTERNAL_RAISES = frozenset({"session/_records.py", "adapters/_wire_api.py"})
 
 
 def _modules() -> list[Path]:

@@ -1,9 +1,12 @@
-"""Log redaction: credentials are removed from every value of a record, at any depth."""
+"""Log redaction: credentials are removed from every value of a record, at any depth. Loggers
+import structlog when first used, and records logged before any set-up go to stderr."""
 
 from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -43,3 +46,38 @@ def test_exception_traceback_is_logged_without_its_credentials(log_stream: io.St
     assert "Traceback" in record["exception"]
     assert "ValueError" in record["exception"]
     assert leaked_values(log_stream.getvalue()) == []
+
+
+# Imports a module that holds a logger, then logs one warning and one info record without any
+# set-up, and reports what was imported when.
+UNCONFIGURED = """
+import json, sys
+from promptkit.session import SessionStore
+imported_early = "structlog" in sys.modules
+from promptkit.logging import get_logger
+get_logger("promptkit.test").warning("first_record", where="stderr")
+get_logger("promptkit.test").info("below_the_default_level")
+print(json.dumps({"structlog_at_import": imported_early}))
+"""
+
+
+def _unconfigured_run() -> subprocess.CompletedProcess[str]:
+    completed = subprocess.run(
+        [sys.executable, "-c", UNCONFIGURED], capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 0, completed.stderr
+    return completed
+
+
+def test_importing_a_module_that_holds_a_logger_imports_no_structlog() -> None:
+    report = json.loads(_unconfigured_run().stdout)
+
+    assert report["structlog_at_import"] is False
+
+
+def test_a_record_logged_before_any_set_up_goes_to_stderr_at_warning_and_above() -> None:
+    completed = _unconfigured_run()
+
+    assert "first_record" in completed.stderr and "where=stderr" in completed.stderr
+    assert "below_the_default_level" not in completed.stderr
+    assert "first_record" not in completed.stdout

@@ -30,6 +30,11 @@ plain = Prompt(ns="demo", key="plain")
 reveal_type(reviewing)
 reveal_type(plain)
 reveal_type(OpenAIAdapter(model="m").evaluate(reviewing, session=Session()).output)
+adapter = OpenAIAdapter(model="m")
+adapter.evaluate(plain, session=Session(), max_tool_round=3)
+adapter.stream(plain, session=Session(), max_tool_rounds="3")
+for event in adapter.stream(reviewing, session=Session(), deadline=5.0, output_retries=0):
+    reveal_type(event)
 """
 
 
@@ -74,7 +79,35 @@ def test_evaluate_output_is_typed_from_the_prompt(mypy_report: list[str]) -> Non
     assert 'note: Revealed type is "user_code.Review"' in mypy_report
 
 
+MISSPELT_OPTION = (
+    'error: Unexpected keyword argument "max_tool_round" for "evaluate" of "WireAdapter"; did you'
+    ' mean "max_tool_rounds"?  [call-arg]'
+)
+MISTYPED_OPTION = (
+    'error: Argument "max_tool_rounds" to "stream" of "WireAdapter" has incompatible type "str";'
+    ' expected "int"  [arg-type]'
+)
+
+
+def test_a_misspelt_call_option_is_a_type_error(mypy_report: list[str]) -> None:
+    assert MISSPELT_OPTION in mypy_report
+
+
+def test_a_call_option_of_the_wrong_type_is_a_type_error(mypy_report: list[str]) -> None:
+    assert MISTYPED_OPTION in mypy_report
+
+
+def test_stream_events_carry_the_prompts_output_type(mypy_report: list[str]) -> None:
+    assert any(
+        line.startswith("note: Revealed type is")
+        and line.endswith('ResponseCompleted[user_code.Review]"')
+        for line in mypy_report
+    )
+
+
 def test_the_user_file_has_no_other_type_error(mypy_report: list[str]) -> None:
     assert [line for line in mypy_report if line.startswith("error")] == [
-        'error: Module has no attribute "WorkspaceDigestSectoin"  [attr-defined]'
+        'error: Module has no attribute "WorkspaceDigestSectoin"  [attr-defined]',
+        MISSPELT_OPTION,
+        MISTYPED_OPTION,
     ]

@@ -1,13 +1,14 @@
 """promptkit: typed prompt sections rendered to markdown, with a reusable workspace digest.
 
 This namespace holds what application code uses every day; the rest lives in the public
-subpackages (`promptkit.prompt`, `promptkit.session`, `promptkit.digest`, `promptkit.workspace`,
-`promptkit.hostfiles`, `promptkit.repofacts`, `promptkit.overrides`, `promptkit.planning`,
-`promptkit.adapters`, `promptkit.errors`, `promptkit.testing`).
+subpackages (`promptkit.app`, `promptkit.prompt`, `promptkit.session`, `promptkit.digest`,
+`promptkit.workspace`, `promptkit.hostfiles`, `promptkit.repofacts`, `promptkit.overrides`,
+`promptkit.planning`, `promptkit.adapters`, `promptkit.errors`, `promptkit.testing`).
 
-The names below are declared once, in the `TYPE_CHECKING` block, so type checkers know every
-one of them (and reject a misspelt one). At run time a name's module is imported on first use
-(PEP 562): `import promptkit` never imports pydantic, jinja2 or a provider SDK by itself.
+The names below are declared to type checkers in the `TYPE_CHECKING` block (a misspelt one is
+an error) and to the interpreter in the table beside it, which `tests/test_exports.py` holds to
+the block. At run time a name's module is imported on first use (PEP 562): `import promptkit`
+never imports pydantic, jinja2 or a provider SDK by itself.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
-__all__: list[str]  # assigned below from the declared imports
+__all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     from promptkit.adapters import (
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
         ProviderAdapter as ProviderAdapter,
         TokenUsage as TokenUsage,
     )
+    from promptkit.app import App as App
     from promptkit.digest import (
         WorkspaceDigest as WorkspaceDigest,
         WorkspaceDigestSection as WorkspaceDigestSection,
@@ -81,4 +83,50 @@ if TYPE_CHECKING:
 else:
     from promptkit._lazy import lazy_exports
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__)
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.adapters": (
+                "AnthropicAdapter",
+                "OpenAIAdapter",
+                "PromptResponse",
+                "ProviderAdapter",
+                "TokenUsage",
+            ),
+            "promptkit.app": ("App",),
+            "promptkit.digest": (
+                "WorkspaceDigest",
+                "WorkspaceDigestSection",
+                "clear_workspace_digest",
+                "latest_workspace_digest",
+                "set_workspace_digest",
+            ),
+            "promptkit.errors": (
+                "OutputParseError",
+                "PromptRenderError",
+                "PromptValidationError",
+                "PromptkitError",
+                "ProviderError",
+                "ProviderTimeoutError",
+                "RunError",
+                "ToolLoopLimitError",
+                "UsageError",
+            ),
+            "promptkit.optimize": ("OptimizationResult", "OptimizationScope"),
+            "promptkit.overrides": ("LocalPromptOverridesStore", "PromptOverridesStore"),
+            "promptkit.planning": ("PlanningStrategy", "PlanningToolsSection"),
+            "promptkit.prompt": (
+                "MarkdownSection",
+                "Prompt",
+                "RenderContext",
+                "RenderedPrompt",
+                "Section",
+                "TextSection",
+                "Tool",
+                "ToolContext",
+                "ToolResult",
+            ),
+            "promptkit.session": ("Session", "SessionProtocol", "SessionStore"),
+            "promptkit.workspace": ("HostMount", "PodmanWorkspaceSection", "VfsWorkspaceSection"),
+        },
+    )

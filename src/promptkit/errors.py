@@ -210,9 +210,28 @@ class DigestRejectedError(ModelOutputError):
     digest, and None for one refused for a credential, so the error never carries it."""
 
 
+class InputFileError(UsageError, OSError):
+    """A file named as input (a dataset, a reply script) is not a regular file (a FIFO, a
+    device), cannot be opened, or is larger than what is read of it; nothing was used."""
+
+
 class DatasetError(UsageError, ValueError):
     """An evaluation dataset file could not be read as a whole (unreadable, not YAML, not a list
     of cases); the message names the file and line. A single bad case is reported per case."""
+
+
+class CallAbandonedError(RunError, TimeoutError):
+    """promptkit stopped waiting for a blocking call (a tool handler, an evaluator) when its time
+    was up; the call was left running on its own thread and whatever it returns is dropped."""
+
+
+class OverridesConflictError(RunError, RuntimeError):
+    """A write that names the entries it replaces found them changed by another writer since
+    they were read; nothing was written. `changes` names each entry that differs."""
+
+    def __init__(self, message: str, *, changes: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.changes = changes
 
 
 class PromotionRefusedError(RunError, RuntimeError):

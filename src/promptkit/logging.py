@@ -10,17 +10,17 @@ Every record passes through secret redaction, at any nesting depth (dicts, lists
 so a credential that reaches a log call by accident is replaced by `[REDACTED:<rule>]` before it
 is written. An exception given as `exc_info` is formatted
 here and its traceback text redacted before any renderer sees it.
+
+A module holds its logger from import time, but structlog (with asyncio, and rich when it is
+installed) is imported, and the default set-up applied, only when a logger is first used: a
+program that imports promptkit and logs nothing pays for neither.
 """
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Mapping, MutableMapping
-from traceback import format_exception
 from typing import Any, Literal, TextIO
-
-import structlog
 
 from promptkit.errors import ArgumentValueError
 
@@ -36,6 +36,8 @@ def redact_event(
     its redacted `Type: message`, and `exc_info` its redacted traceback (`exception`).
     """
     # Imported here: compiling the secret rules would otherwise cost every `import promptkit.*`.
+    from traceback import format_exception
+
     from promptkit.secrets import redact_secrets, redact_value
 
     for key, value in list(event_dict.items()):
@@ -61,10 +63,34 @@ def _exception_of(exc_info: Any) -> BaseException | None:
 
 
 def get_logger(name: str) -> Any:
-    """A structlog logger for library code (see the module doc for where records go)."""
-    if not structlog.is_configured():
-        configure(level="warning")
-    return structlog.get_logger(name)
+    """A structlog logger for library code, looked up when it is first used (see the module doc
+    for where records go)."""
+    return _Logger(name)
+
+
+class _Logger:
+    """structlog's logger `name`, looked up on first use; every method call goes to it."""
+
+    __slots__ = ("_bound", "_name")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._bound: Any = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        bound = self._bound
+        if bound is None:
+            import structlog
+
+            if not structlog.is_configured():
+                configure(level="warning")
+            # structlog's own logger proxy reads the configuration of the moment on each call,
+            # so keeping it does not pin today's set-up.
+            bound = self._bound = structlog.get_logger(self._name)
+        return getattr(bound, attribute)
+
+    def __repr__(self) -> str:
+        return f"<promptkit logger {self._name!r}>"
 
 
 def configure(
@@ -75,6 +101,10 @@ def configure(
     `format="json"` writes one JSON object per line, for log shippers; `"console"` writes
     aligned, readable lines for people.
     """
+    import logging
+
+    import structlog
+
     numeric_level = logging.getLevelName(level.upper()) if isinstance(level, str) else level
     if not isinstance(numeric_level, int):
         raise ArgumentValueError(f"unknown log level {level!r}: use debug, info, warning or error")

@@ -1,6 +1,7 @@
 """Conversations: earlier turns passed as `messages=` go back to the model in each wire API's
 format, and a session conversation keeps its turns across evaluations and a restart."""
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -8,10 +9,10 @@ import pytest
 from pydantic import BaseModel
 
 from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
-from promptkit.adapters import Message, conversation_messages
+from promptkit.adapters import ConversationMessage, Message, conversation_messages
 from promptkit.errors import SessionError
 from promptkit.session import Session, SessionStore
-from promptkit.testing import FakeProviderServer, Reply, ToolCall
+from promptkit.testing import FakeClock, FakeProviderServer, Reply, ToolCall
 
 
 class City(BaseModel):
@@ -126,6 +127,21 @@ def test_conversations_of_one_session_are_kept_apart(
         Message.user("b"),
         Message.assistant("two"),
     )
+
+
+def test_kept_messages_are_stamped_by_the_adapters_clock(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(Reply.text("Hello Ada."))
+    clock = FakeClock(start=datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC))
+    session = Session()
+
+    make_adapter(clock=clock).evaluate(
+        PROMPT, session=session, user_message="I am Ada.", conversation="main"
+    )
+
+    kept = session.select_all(ConversationMessage)
+    assert [message.added_at for message in kept] == [clock.now(), clock.now()]
 
 
 def test_messages_that_are_not_message_values_are_refused_before_any_request(

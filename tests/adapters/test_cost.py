@@ -5,8 +5,13 @@ import pytest
 from hypothesis import given, strategies as st
 
 from promptkit import MarkdownSection, Prompt
-from promptkit.adapters import DEFAULT_PRICES, ModelPrice, PriceTable, TokenUsage
-from promptkit.adapters.response import session_token_usage
+from promptkit.adapters import (
+    DEFAULT_PRICES,
+    ModelPrice,
+    PriceTable,
+    TokenUsage,
+    session_token_usage,
+)
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, Usage
 

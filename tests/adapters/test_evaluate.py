@@ -3,11 +3,13 @@ text, structured output, the tool loop and every way a tool call can go wrong, t
 and what the session records.
 """
 
+import asyncio
+import inspect
 import json
 
 import pytest
 import structlog
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from promptkit import (
     MarkdownSection,
@@ -423,6 +425,30 @@ def test_structured_output_is_recorded_json_ready_in_prompt_executed(
     assert json.loads(executed.text) == executed.output
 
 
+class Assignment(BaseModel):
+    team_name: str = Field(alias="teamName")
+
+
+def test_an_aliased_output_is_recorded_as_the_model_wrote_it(
+    server: FakeProviderServer, make_adapter, tmp_path
+) -> None:
+    prompt = Prompt(
+        ns="tests/adapters",
+        key="assign",
+        sections=(MarkdownSection(title="T", key="t", template="Pick a team."),),
+        output_type=Assignment,
+    )
+    server.enqueue(Reply.json({"teamName": "billing"}))
+    session = Session()
+
+    response = make_adapter().evaluate(prompt, session=session, output_dir=tmp_path)
+
+    assert response.output.team_name == "billing"
+    (executed,) = session.select_all(PromptExecuted)
+    assert executed.output == {"teamName": "billing"}
+    assert json.loads((tmp_path / "response.json").read_text())["output"] == executed.output
+
+
 def test_tool_handler_sees_the_call_id_and_the_absolute_deadline(
     server: FakeProviderServer, make_adapter
 ) -> None:
@@ -484,6 +510,36 @@ def test_evaluate_arguments_are_checked_before_any_request(
 ) -> None:
     with pytest.raises(error, match=message):
         make_adapter().evaluate(TEXT_PROMPT, Greeting(name="Ada"), session=Session(), **options)
+
+    assert server.request_count == 0
+
+
+def test_evaluate_refuses_settings_that_are_not_model_settings(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    with pytest.raises(TypeError, match="settings must be a promptkit ModelSettings, got dict"):
+        make_adapter().evaluate(
+            TEXT_PROMPT, Greeting(name="Ada"), session=Session(), settings={"seed": 7}
+        )
+
+    assert server.request_count == 0
+
+
+@pytest.mark.parametrize("method", ["evaluate", "aevaluate", "stream", "astream"])
+def test_a_misspelt_option_is_refused_by_name_before_any_request(
+    server: FakeProviderServer, make_adapter, method: str
+) -> None:
+    call = getattr(make_adapter(), method)
+    options: dict[str, object] = {"max_tool_round": 3}
+    expected = (
+        rf"\.{method}\(\) got an unexpected keyword argument 'max_tool_round'; its options are"
+        r" .*max_tool_rounds"
+    )
+
+    with pytest.raises(TypeError, match=expected):
+        started = call(TEXT_PROMPT, Greeting(name="Ada"), session=Session(), **options)
+        if inspect.iscoroutine(started):  # aevaluate checks its options when awaited
+            asyncio.run(started)
 
     assert server.request_count == 0
 

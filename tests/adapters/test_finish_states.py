@@ -12,8 +12,7 @@ import structlog
 from pydantic import BaseModel
 
 from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
-from promptkit.adapters import PromptResponse, TokenUsage
-from promptkit.adapters.response import session_token_usage
+from promptkit.adapters import PromptResponse, TokenUsage, session_token_usage
 from promptkit.errors import ModelOutputError, ModelRefusalError, OutputTruncatedError
 from promptkit.session import PromptExecuted, Session, ToolInvoked
 from promptkit.testing import FakeProviderServer, Reply, ToolCall, Usage

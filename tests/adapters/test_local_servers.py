@@ -5,8 +5,7 @@ import pytest
 from pydantic import BaseModel
 
 from promptkit import MarkdownSection, Prompt
-from promptkit.adapters import AnthropicAdapter, OpenAIAdapter
-from promptkit.adapters.selection import choose_adapter
+from promptkit.adapters import AnthropicAdapter, OpenAIAdapter, choose_adapter
 from promptkit.errors import ProviderBadRequestError, ProviderError
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply

@@ -9,9 +9,9 @@ from pydantic import BaseModel
 
 from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
 from promptkit.adapters import OpenAIAdapter
-from promptkit.adapters.request_types import declared_only, request_type_problems
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
+from promptkit.wire import declared_only, request_type_problems
 
 from .conftest import Wire
 

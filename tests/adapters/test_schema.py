@@ -5,11 +5,11 @@ from typing import Any
 from hypothesis import given, strategies as st
 from pydantic import BaseModel
 
-from promptkit.adapters.anthropic import output_config
-from promptkit.adapters.openai import output_format
-from promptkit.adapters.schema import closed_schema, shape_for_strict
-from promptkit.adapters.schema_rules import OPENAI_STRICT
+from promptkit.adapters._messages import output_config
+from promptkit.adapters._openai_common import output_format
+from promptkit.adapters._schema import closed_schema, shape_for_strict
 from promptkit.prompt import output_schema
+from promptkit.wire import OPENAI_STRICT
 
 
 class Inner(BaseModel):

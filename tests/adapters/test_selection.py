@@ -3,8 +3,7 @@ client is given the URL exactly as passed."""
 
 from __future__ import annotations
 
-from promptkit.adapters import AnthropicAdapter, OpenAIAdapter
-from promptkit.adapters.selection import choose_adapter
+from promptkit.adapters import AnthropicAdapter, OpenAIAdapter, choose_adapter
 
 URL_KEY = "sk-proj-FakeUrlKey0123456789abcdefGHIJ"
 URL_TOKEN = "tok3nV4lueFake99"

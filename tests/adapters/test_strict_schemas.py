@@ -15,17 +15,17 @@ import structlog
 from pydantic import AnyUrl, BaseModel, Field
 
 from promptkit import MarkdownSection, Prompt, PromptValidationError, Tool, ToolContext, ToolResult
-from promptkit.adapters.anthropic import output_config
-from promptkit.adapters.openai import output_format
-from promptkit.adapters.schema import shape_for_strict
-from promptkit.adapters.schema_rules import (
+from promptkit.adapters._messages import output_config
+from promptkit.adapters._openai_common import output_format
+from promptkit.adapters._schema import shape_for_strict
+from promptkit.session import Session
+from promptkit.testing import FakeProviderServer, Reply, ToolCall
+from promptkit.wire import (
     ANTHROPIC_STRICT,
     OPENAI_STRICT,
     check_tool_names,
     strict_schema_problems,
 )
-from promptkit.session import Session
-from promptkit.testing import FakeProviderServer, Reply, ToolCall
 
 
 class Colour(Enum):

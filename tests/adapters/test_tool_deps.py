@@ -2,6 +2,7 @@
 `aevaluate`, and `ToolContext` carries the application's `deps` and the session."""
 
 import asyncio
+import threading
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -128,3 +129,63 @@ def test_an_async_handler_still_running_at_the_deadline_is_cancelled(
     with pytest.raises(ProviderTimeoutError, match="while tool 'hang' ran"):
         asyncio.run(run())
     assert stopped == [True]
+
+
+def _blocking_prompt(started: threading.Event, released: threading.Event) -> Prompt[None]:
+    def block(params: Item, context: ToolContext) -> ToolResult:
+        started.set()
+        released.wait()
+        return ToolResult(message="never reached in time")
+
+    return Prompt(
+        ns="tests/deps",
+        key="block",
+        sections=(
+            MarkdownSection(
+                title="Task",
+                key="task",
+                template="Wait.",
+                tools=(Tool(name="block", description="Block.", params_type=Item, handler=block),),
+            ),
+        ),
+    )
+
+
+@pytest.mark.parametrize("wire", ["chat"], indirect=True)
+def test_a_blocking_handler_still_running_at_the_deadline_is_left_behind(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    started, released = threading.Event(), threading.Event()
+    server.enqueue(Reply.tool_calls(ToolCall("block", {"name": "x"})))
+    try:
+        with pytest.raises(ProviderTimeoutError, match="while tool 'block' ran"):
+            make_adapter().evaluate(
+                _blocking_prompt(started, released), session=Session(), deadline=1.0
+            )
+
+        # The evaluation ended while the handler was still blocked: nothing waited for it.
+        assert started.is_set() and not released.is_set()
+    finally:
+        released.set()
+
+
+def test_a_blocking_handler_under_aevaluate_is_left_behind_at_the_deadline(
+    server: FakeProviderServer,
+) -> None:
+    started, released = threading.Event(), threading.Event()
+    prompt = _blocking_prompt(started, released)
+    server.enqueue(Reply.tool_calls(ToolCall("block", {"name": "x"})))
+    wire = WIRES[0]
+
+    async def run() -> None:
+        async with wire.async_client(server) as client:
+            adapter = wire.adapter(async_client=client)
+            await adapter.aevaluate(prompt, session=Session(), deadline=timedelta(seconds=1))
+
+    try:
+        with pytest.raises(ProviderTimeoutError, match="while tool 'block' ran"):
+            asyncio.run(run())
+
+        assert started.is_set() and not released.is_set()
+    finally:
+        released.set()

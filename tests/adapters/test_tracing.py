@@ -14,7 +14,6 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from pydantic import BaseModel
 
 from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
-from promptkit.adapters.tracing import CAPTURE_CONTENT_VARIABLE
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, ToolCall, Usage
 
@@ -89,7 +88,7 @@ def test_content_is_recorded_on_opt_in_and_redacted(
     spans: InMemorySpanExporter,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv(CAPTURE_CONTENT_VARIABLE, "true")
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
     _script(server)
 
     make_adapter().evaluate(PROMPT, session=Session(), user_message="Weather in Oslo?")

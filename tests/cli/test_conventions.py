@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from promptkit.cli import main
-from promptkit.cli.app import build_parser
+from promptkit.cli.app import build_parser, every_command
 
 from ..conftest import run_promptkit
 
@@ -54,9 +54,7 @@ def params_prompt(repo: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _every_command_words() -> list[list[str]]:
-    from promptkit.cli.app import _commands
-
-    return [list(words) for words, _ in _commands(build_parser(), ())]
+    return [list(words) for words, _ in every_command(build_parser())]
 
 
 @pytest.mark.parametrize("words", _every_command_words(), ids=lambda words: " ".join(words))
@@ -83,11 +81,16 @@ def test_every_help_shows_an_example_and_the_exit_statuses(
     ],
     ids=["optimize", "render", "digest", "overrides", "eval"],
 )
-def test_the_parser_built_for_one_command_reads_its_line_as_the_full_parser_does(
+def test_a_line_reads_the_same_whether_its_command_is_filled_in_on_demand_or_up_front(
     argv: list[str],
 ) -> None:
-    # `main` registers only the command a line names, so the others' imports are not paid.
-    assert vars(build_parser(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+    # `main` fills in only the parser of the command a line names, so the others' imports
+    # are not paid.
+    filled = build_parser()
+    for _ in every_command(filled):
+        pass
+
+    assert vars(build_parser().parse_args(argv)) == vars(filled.parse_args(argv))
 
 
 @pytest.mark.parametrize("place", ["before", "after"])

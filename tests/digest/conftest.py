@@ -15,9 +15,9 @@ def run_digest_cli(*argv: str) -> int:
     """Run `promptkit digest ARGV...` through its parser and handler; returns the exit status."""
     from promptkit.cli import digest as digest_cli
 
-    parser = argparse.ArgumentParser(prog="promptkit")
-    digest_cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["digest", *argv])
+    parser = argparse.ArgumentParser(prog="promptkit digest")
+    digest_cli.register(parser)
+    args = parser.parse_args(argv)
     status: int = args.handler(args)
     return status
 

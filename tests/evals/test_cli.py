@@ -5,6 +5,7 @@ import json
 import signal
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -173,11 +174,14 @@ default: {text: x, delay: 600}
 """
 
 
-def test_ctrl_c_stops_the_run_and_reports_what_finished(project: Path):
-    cases = "".join(
-        f'{{"id": "c{i}", "params": {{"name": "Land{i}"}}, "expected": "x"}}\n' for i in range(3)
+def _interrupted_eval(project: Path, cases: int, waited_for: str, *options: str):
+    """`promptkit eval` on `cases` cases, sent one SIGINT once `waited_for` is on its stderr
+    (read without sleeping); its exit status, stdout and stderr."""
+    lines = "".join(
+        f'{{"id": "c{i}", "params": {{"name": "Land{i}"}}, "expected": "x"}}\n'
+        for i in range(cases)
     )
-    write_files(project, {"evals/many.jsonl": cases, "slow.yaml": FIRST_CASE_ONLY})
+    write_files(project, {"evals/many.jsonl": lines})
     process = subprocess.Popen(
         [
             sys.executable,
@@ -191,33 +195,93 @@ def test_ctrl_c_stops_the_run_and_reports_what_finished(project: Path):
             "evals/many.jsonl",
             "--provider",
             "fake",
-            "--script",
-            "slow.yaml",
             "--concurrency",
             "1",
-            "--output-dir",
-            "run",
+            *options,
         ],
         cwd=project,
-        env=offline_env(),
+        env=offline_env() | {"PYTHONPATH": str(project)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     assert process.stderr is not None
-    for line in process.stderr:  # wait, without sleeping, until a case has finished
-        if "evaluation_case_finished" in line:
+    for line in process.stderr:
+        if waited_for in line:
             break
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
+    return process.returncode, stdout, stderr
 
-    assert process.returncode == 130, stderr
+
+def test_ctrl_c_stops_the_run_and_reports_what_finished(project: Path):
+    write_files(project, {"slow.yaml": FIRST_CASE_ONLY})
+
+    status, stdout, stderr = _interrupted_eval(
+        project, 3, "evaluation_case_finished", "--script", "slow.yaml", "--output-dir", "run"
+    )
+
+    assert status == 130, stderr
     assert "interrupted: 1 of 3 evaluations finished" in stdout
     assert "not run" in stdout
     manifest = json.loads((project / "run" / "manifest.json").read_text())
     assert manifest["status"] == "failed"
     assert manifest["error"].startswith("interrupted: ")
     assert "Traceback" not in stderr
+
+
+BLOCKING_EVALUATOR = """
+import sys
+import threading
+
+
+def blocking(case, response):
+    if case.id == "c1":
+        print("evaluator blocking", file=sys.stderr, flush=True)
+        threading.Event().wait()
+    return 1.0
+"""
+
+
+def test_one_ctrl_c_stops_a_run_held_by_a_blocking_evaluator(project: Path):
+    write_files(
+        project, {"answer.yaml": "default: {text: x}\n", "slow_eval.py": BLOCKING_EVALUATOR}
+    )
+
+    status, stdout, stderr = _interrupted_eval(
+        project,
+        2,
+        "evaluator blocking",
+        "--script",
+        "answer.yaml",
+        "--evaluator",
+        "slow_eval:blocking",
+    )
+
+    assert status == 130, stderr
+    assert "interrupted: 1 of 2 evaluations finished" in stdout
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("deadline", ["nan", "-1", "0", "inf", "soon"])
+def test_a_deadline_that_is_not_a_positive_finite_time_is_a_usage_error(
+    project: Path, deadline: str
+):
+    ran = run_promptkit(
+        "eval",
+        "capitals:PROMPT",
+        "--provider",
+        "fake",
+        "--script",
+        "improving.yaml",
+        "--deadline",
+        deadline,
+        cwd=project,
+    )
+
+    assert ran.returncode == 2
+    assert "argument --deadline: expected a" in ran.stderr
+    assert "Traceback" not in ran.stderr
 
 
 def test_promote_refuses_a_regression_and_names_the_case(project: Path):
@@ -245,8 +309,8 @@ def test_promote_refuses_a_regression_and_names_the_case(project: Path):
     assert not (project / "overrides" / "demo" / "capital" / "latest.toml").exists()
 
 
-def test_promote_accepts_an_improvement_and_writes_evidence(project: Path):
-    ran = run_promptkit(
+def _promote(project: Path) -> subprocess.CompletedProcess[str]:
+    return run_promptkit(
         "overrides",
         "promote",
         "capitals:PROMPT",
@@ -265,13 +329,62 @@ def test_promote_accepts_an_improvement_and_writes_evidence(project: Path):
         cwd=project,
     )
 
+
+def _check(project: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    return run_promptkit("overrides", "check", "--prompt", "capitals:PROMPT", *options, cwd=project)
+
+
+def test_promote_accepts_an_improvement_and_writes_evidence(project: Path):
+    ran = _promote(project)
+
     assert ran.returncode == 0, ran.stderr
     folder = project / "overrides" / "demo" / "capital"
-    assert "one word" in (folder / "latest.toml").read_text()
-    evidence = json.loads((folder / "latest.evidence.json").read_text())
-    assert evidence["scores"] == {"candidate": 1.0, "latest": 0.5}
-    checked = run_promptkit("overrides", "check", "--prompt", "capitals:PROMPT", cwd=project)
+    promoted = tomllib.loads((folder / "latest.toml").read_text())
+    assert "one word" in promoted["sections"]["role"]["body"]
+    assert promoted["promotion"]["scores"] == {"candidate": 1.0, "latest": 0.5}
+    assert promoted["promotion"]["dataset_file"] == "../evals/capital.jsonl"
+    checked = _check(project, "--evidence", "error")
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_check_reports_a_hand_edit_after_promotion_as_a_warning_or_an_error(project: Path):
+    assert _promote(project).returncode == 0
+    latest = project / "overrides" / "demo" / "capital" / "latest.toml"
+    latest.write_text(latest.read_text().replace("Answer in one word.", "Answer at length."))
+
+    warned = _check(project)
+    failed = _check(project, "--evidence", "error")
+
+    assert warned.returncode == 0, warned.stdout
+    assert "warning: " in warned.stdout
+    assert "section role edited since it was promoted from candidate" in warned.stdout
+    assert failed.returncode == 1
+    assert "section role edited since it was promoted from candidate" in failed.stdout
+
+
+def test_check_reports_evidence_edited_after_promotion(project: Path):
+    assert _promote(project).returncode == 0
+    latest = project / "overrides" / "demo" / "capital" / "latest.toml"
+    latest.write_text(latest.read_text().replace("latest = 0.5", "latest = 0.1"))
+
+    checked = _check(project, "--evidence", "error", "--json")
+
+    assert checked.returncode == 1
+    [problem] = json.loads(checked.stdout)["problems"]
+    assert problem["kind"] == "evidence"
+    assert "evidence_sha256 no longer matches" in problem["message"]
+    assert problem["line"] == latest.read_text().splitlines().index("[promotion]") + 1
+
+
+def test_check_reports_a_dataset_changed_after_promotion(project: Path):
+    assert _promote(project).returncode == 0
+    dataset = project / "evals" / "capital.jsonl"
+    dataset.write_text(dataset.read_text().replace("Tokyo", "Kyoto"))
+
+    checked = _check(project, "--evidence", "error")
+
+    assert checked.returncode == 1
+    assert "capital.jsonl changed since the promotion was evaluated on it" in checked.stdout
 
 
 def test_eval_with_an_llm_judge_and_an_html_report(project: Path):

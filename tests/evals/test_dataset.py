@@ -124,9 +124,20 @@ def test_yaml_that_is_not_a_list_of_cases_is_refused(tmp_path):
         load_dataset(path, CAPITAL_PROMPT)
 
 
-def test_dataset_that_is_not_utf8_names_the_line(tmp_path):
+def test_a_jsonl_line_that_is_not_utf8_is_one_invalid_case(tmp_path):
     path = tmp_path / "capital.jsonl"
     path.write_bytes(b'{"params": {"name": "France"}}\n{"params": {"name": "\xff"}}\n')
+
+    dataset = load_dataset(path, CAPITAL_PROMPT)
+
+    assert [case.id for case in dataset.cases] == ["line-1"]
+    [bad] = dataset.invalid
+    assert (bad.location, bad.error) == (f"{path} line 2", "the line is not UTF-8 text")
+
+
+def test_a_yaml_dataset_that_is_not_utf8_names_the_line(tmp_path):
+    path = tmp_path / "capital.yaml"
+    path.write_bytes(b"- params: {name: France}\n- params: {name: \xff}\n")
 
     with pytest.raises(DatasetError, match="line 2: the dataset is not UTF-8"):
         load_dataset(path, CAPITAL_PROMPT)

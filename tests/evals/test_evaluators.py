@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from promptkit.adapters.response import PromptResponse, TokenUsage
+from promptkit.adapters import PromptResponse, TokenUsage
 from promptkit.errors import OutputParseError
 from promptkit.evals import (
     Case,

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -22,5 +23,5 @@ def test_triage_example_evaluates_compares_and_promotes(tmp_path: Path) -> None:
     assert "latest: mean score 0.88\ncandidate: mean score 1.00\n" in completed.stdout
     assert "improved: refund-policy\nregressed: none\n" in completed.stdout
     assert json.loads((tmp_path / "manifest.json").read_text())["outcome"] == "success"
-    evidence = tmp_path / "overrides" / "examples" / "triage" / "latest.evidence.json"
-    assert json.loads(evidence.read_text())["scores"]["candidate"] == 1.0
+    promoted = tmp_path / "overrides" / "examples" / "triage" / "latest.toml"
+    assert tomllib.loads(promoted.read_text())["promotion"]["scores"]["candidate"] == 1.0

@@ -3,9 +3,15 @@
 import json
 import re
 
-from promptkit.evals import Case, CaseResult, Dataset, EvaluationReport, EvaluatorResult
-from promptkit.evals.html_report import render_html_report
-from promptkit.evals.outputs import write_evaluation_outputs
+from promptkit.evals import (
+    Case,
+    CaseResult,
+    Dataset,
+    EvaluationReport,
+    EvaluatorResult,
+    render_html_report,
+    write_evaluation_outputs,
+)
 
 # A scheme anywhere, or any element or CSS that would make a browser fetch something.
 EXTERNAL_REFERENCE = re.compile(

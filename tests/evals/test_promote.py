@@ -1,15 +1,22 @@
-"""Promotion: a candidate tag replaces `latest` only on evidence, recorded beside the file."""
+"""Promotion: a candidate tag replaces `latest` only on evidence, and only the text that was
+evaluated; the evidence is written into the promoted file, in the same atomic write."""
 
-import json
+import tomllib
+from dataclasses import replace
 
 import pytest
 
 from promptkit.errors import PromotionRefusedError
-from promptkit.evals import Case, Dataset, ExactMatch, load_dataset, run_evaluation
-from promptkit.evals.promote import promote_overrides
-from promptkit.overrides import LocalPromptOverridesStore
-from promptkit.testing import FakeProviderServer
-from promptkit.testing.script import reply_script_from
+from promptkit.evals import (
+    Case,
+    Dataset,
+    ExactMatch,
+    load_dataset,
+    promote_overrides,
+    run_evaluation,
+)
+from promptkit.overrides import LocalPromptOverridesStore, check_overrides
+from promptkit.testing import FakeProviderServer, RecordedRequest, Reply, reply_script_from
 
 from .conftest import CANDIDATE_WORDING, CAPITAL_PROMPT, Country, openai_adapter
 
@@ -23,10 +30,34 @@ CASES = Dataset(
 LATEST_WORDING = "You answer geography questions briefly."
 
 
+IMPROVING: list[dict[str, object]] = [
+    {"when": [CANDIDATE_WORDING, "France"], "text": "Paris"},
+    {"when": [CANDIDATE_WORDING, "Japan"], "text": "Tokyo"},
+    {"when": "France", "text": "Paris is the capital."},
+    {"when": "Japan", "text": "Tokyo"},
+]
+
+
 def evaluate(
-    server: FakeProviderServer, store: LocalPromptOverridesStore, rules: list[dict[str, object]]
+    server: FakeProviderServer,
+    store: LocalPromptOverridesStore,
+    rules: list[dict[str, object]],
+    *,
+    role_edited_during_run: tuple[str, str] | None = None,
 ):
-    server.respond_with(reply_script_from({"rules": rules}).reply_to)
+    """Both tags on CASES, one case at a time; `role_edited_during_run` (tag, body) is written
+    to the store when the first request arrives (on the server's thread), as a write from
+    another process would be."""
+    script = reply_script_from({"rules": rules})
+    pending = [role_edited_during_run] if role_edited_during_run is not None else []
+
+    def reply(request: RecordedRequest) -> Reply:
+        while pending:
+            tag, body = pending.pop()
+            store.set_section_override(CAPITAL_PROMPT, tag=tag, path="role", body=body)
+        return script.reply_to(request)
+
+    server.respond_with(reply)
     return run_evaluation(
         CAPITAL_PROMPT,
         CASES,
@@ -34,6 +65,7 @@ def evaluate(
         [ExactMatch()],
         tag=["latest", "candidate"],
         overrides_store=store,
+        concurrency=1,
     )
 
 
@@ -63,7 +95,6 @@ def test_promotion_is_refused_on_a_regression_and_nothing_is_written(
 
     assert refused.value.regressed == ("jp",)
     assert latest_file.read_bytes() == before
-    assert not latest_file.with_name("latest.evidence.json").exists()
 
 
 def test_promotion_below_the_minimum_score_is_refused(
@@ -85,16 +116,7 @@ def test_promotion_on_an_improvement_copies_overrides_and_records_evidence(
     server: FakeProviderServer, store: LocalPromptOverridesStore
 ):
     store.set_section_override(CAPITAL_PROMPT, tag="latest", path="role", body=LATEST_WORDING)
-    report = evaluate(
-        server,
-        store,
-        [
-            {"when": [CANDIDATE_WORDING, "France"], "text": "Paris"},
-            {"when": [CANDIDATE_WORDING, "Japan"], "text": "Tokyo"},
-            {"when": "France", "text": "Paris is the capital."},
-            {"when": "Japan", "text": "Tokyo"},
-        ],
-    )
+    report = evaluate(server, store, IMPROVING)
 
     result = promote_overrides(
         CAPITAL_PROMPT, store, report, from_tag="candidate", to_tag="latest", min_score=0.9
@@ -104,13 +126,99 @@ def test_promotion_on_an_improvement_copies_overrides_and_records_evidence(
     candidate = store.resolve(CAPITAL_PROMPT.descriptor, "candidate")
     assert promoted is not None and candidate is not None
     assert dict(promoted.sections) == dict(candidate.sections)
-    assert result.evidence_file == result.overrides_file.with_name("latest.evidence.json")
-    evidence = json.loads(result.evidence_file.read_text())
+    evidence = tomllib.loads(result.overrides_file.read_text())["promotion"]
+    assert evidence == dict(result.evidence)
     assert evidence["scores"] == {"candidate": 1.0, "latest": 0.5}
-    assert evidence["dataset_hash"] == CASES.content_hash
+    assert evidence["dataset_sha256"] == CASES.content_hash
     assert evidence["model"] == "gpt-4.1-mini"
-    assert evidence["cases"]["fr"] == {"candidate": 1.0, "latest": 0.0}
+    assert evidence["case_scores"] == {"fr": {"candidate": 1.0, "latest": 0.0}}
     assert evidence["improved"] == ["fr"]
+    assert evidence["settings"]["max_tool_rounds"] == 16
+    assert evidence["section_sha256"] == report.overrides["candidate"].sections
+    assert evidence["replaced_sha256"] == report.overrides["latest"].content_hash
+
+
+def test_promoted_text_matches_its_evidence_in_check(
+    server: FakeProviderServer, store: LocalPromptOverridesStore
+):
+    promote_overrides(
+        CAPITAL_PROMPT,
+        store,
+        evaluate(server, store, IMPROVING),
+        from_tag="candidate",
+        to_tag="latest",
+        min_score=0.9,
+    )
+
+    assert check_overrides(store.root, [CAPITAL_PROMPT]) == ()
+
+
+def test_a_candidate_edited_during_the_evaluation_is_refused(
+    server: FakeProviderServer, store: LocalPromptOverridesStore
+):
+    edit = "Name the capital city, nothing else."
+    report = evaluate(server, store, IMPROVING, role_edited_during_run=("candidate", edit))
+
+    with pytest.raises(
+        PromotionRefusedError, match=r"candidate changed since it was evaluated \(section role"
+    ):
+        promote_overrides(
+            CAPITAL_PROMPT, store, report, from_tag="candidate", to_tag="latest", min_score=0.9
+        )
+    assert not store.prompt_file(CAPITAL_PROMPT.ns, CAPITAL_PROMPT.key, "latest").exists()
+
+
+def test_every_case_of_a_run_renders_the_text_read_when_the_run_began(
+    server: FakeProviderServer, store: LocalPromptOverridesStore
+):
+    edit = "Name the capital city, nothing else."
+    evaluate(server, store, IMPROVING, role_edited_during_run=("candidate", edit))
+
+    sent = [request.raw_body.decode() for request in server.requests]
+    assert sum(CANDIDATE_WORDING in body for body in sent) == 2
+    assert not any(edit in body for body in sent)
+
+
+def test_a_target_edited_during_the_evaluation_is_refused_and_kept(
+    server: FakeProviderServer, store: LocalPromptOverridesStore
+):
+    store.set_section_override(CAPITAL_PROMPT, tag="latest", path="role", body=LATEST_WORDING)
+    edit = "You answer geography questions, citing the country."
+    report = evaluate(server, store, IMPROVING, role_edited_during_run=("latest", edit))
+
+    with pytest.raises(
+        PromotionRefusedError, match=r"latest changed since it was evaluated \(section role"
+    ):
+        promote_overrides(
+            CAPITAL_PROMPT, store, report, from_tag="candidate", to_tag="latest", min_score=0.9
+        )
+    latest = store.resolve(CAPITAL_PROMPT.descriptor, "latest")
+    assert latest is not None and latest.sections[("role",)].body == edit
+
+
+def test_a_candidate_edited_between_evaluation_and_promotion_is_refused(
+    server: FakeProviderServer, store: LocalPromptOverridesStore
+):
+    report = evaluate(server, store, IMPROVING)
+    store.delete_section_override(
+        ns=CAPITAL_PROMPT.ns, prompt_key=CAPITAL_PROMPT.key, tag="candidate", path="role"
+    )
+
+    with pytest.raises(PromotionRefusedError, match=r"\(section role removed\)"):
+        promote_overrides(
+            CAPITAL_PROMPT, store, report, from_tag="candidate", to_tag="latest", min_score=0.9
+        )
+
+
+def test_a_report_without_overrides_snapshots_is_refused(
+    server: FakeProviderServer, store: LocalPromptOverridesStore
+):
+    report = replace(evaluate(server, store, IMPROVING), overrides={})
+
+    with pytest.raises(PromotionRefusedError, match="no snapshot of the overrides it ran"):
+        promote_overrides(
+            CAPITAL_PROMPT, store, report, from_tag="candidate", to_tag="latest", min_score=0.9
+        )
 
 
 def test_promotion_needs_both_tags_in_the_report(

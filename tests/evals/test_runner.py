@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from promptkit.adapters.response import PromptResponse
+from promptkit.adapters import PromptResponse
 from promptkit.clock import FakeClock
 from promptkit.errors import ArgumentTypeError
 from promptkit.evals import (
@@ -18,10 +18,9 @@ from promptkit.evals import (
     JsonFieldEquals,
     run_evaluation,
 )
-from promptkit.evals.report import percentile
+from promptkit.evals._report import percentile
 from promptkit.overrides import LocalPromptOverridesStore
-from promptkit.testing import FakeProviderServer, RecordedRequest, Reply, Usage
-from promptkit.testing.script import reply_script_from
+from promptkit.testing import FakeProviderServer, RecordedRequest, Reply, Usage, reply_script_from
 
 from .conftest import (
     CANDIDATE_WORDING,

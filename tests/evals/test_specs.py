@@ -5,8 +5,14 @@ import io
 import pytest
 
 from promptkit.cli.eval_table import ProgressBar
-from promptkit.evals import CaseResult, Contains, ExactMatch, JsonFieldEquals, Regex
-from promptkit.evals.specs import evaluator_from_spec
+from promptkit.evals import (
+    CaseResult,
+    Contains,
+    ExactMatch,
+    JsonFieldEquals,
+    Regex,
+    evaluator_from_spec,
+)
 
 
 def test_built_in_evaluator_specs():

@@ -62,6 +62,26 @@ def test_a_listing_process_gives_the_selection_and_fingerprint_listed_here(
     }
 
 
+def test_the_listing_process_answers_from_its_helper_process(
+    repo: Path, write: Writer, commit: Committer
+) -> None:
+    # The helper's answer is the workspace as it was when the helper listed it; a listing taken
+    # here instead (what a helper that fails to start, import or answer falls back to) would
+    # also hold the file written after the helper answered.
+    write(repo, "src/app.py", "print('hi')\n")
+    commit(repo)
+    with start_listing_process(repo, DEFAULT_MAX_FILE_BYTES) as listing:
+        summary = listing.summary()
+        manifest = listing.manifest()  # waits for the helper to finish
+        write(repo, "src/late.py", "print('late')\n")
+        selection, fingerprint = listing.result()
+
+    assert summary is not None and manifest is not None
+    assert [file.path for file in selection.files] == ["src/app.py"]
+    assert fingerprint == manifest.fingerprint
+    assert "src/late.py" in [file.path for file in select_files(repo).files]
+
+
 def test_a_listing_process_of_a_missing_directory_raises_what_select_files_raises(
     tmp_path: Path,
 ) -> None:

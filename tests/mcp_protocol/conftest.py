@@ -1,6 +1,7 @@
 """Fixtures for the MCP tests: a repository with every kind of file the file tools leave out,
 `promptkit mcp serve` as the SDK's client reaches it (a stdio subprocess, a Streamable HTTP
-subprocess, or in-process), and a bound on every wait.
+subprocess, or in-process), the small notes server of the client tests, and a bound on every
+wait.
 
 Every wait is bounded: an async test body runs under `within` (a timeout), a subprocess is
 waited for with a timeout, and the HTTP server's address is read from its stderr with one.
@@ -23,7 +24,9 @@ import pytest
 from mcp import StdioServerParameters
 
 from promptkit.cli import main
+from promptkit.mcp import McpStdioServer
 
+from ..adapters.conftest import make_adapter, wire  # noqa: F401  (fixtures for the client tests)
 from ..conftest import REPO_FILES, committed_repo, offline_env
 from ..credentials import PLANTED
 
@@ -33,6 +36,7 @@ WAIT_S = 60.0
 """The longest any test waits for a server: far past what a loaded machine needs."""
 
 SECRET = PLANTED[0]
+NOTES_SERVER = Path(__file__).with_name("notes_server.py")
 
 
 def within(coroutine: Coroutine[Any, Any, T], seconds: float = WAIT_S) -> T:
@@ -130,3 +134,21 @@ def http_server(workspace: Path, state_dir: Path, *options: str) -> Iterator[str
     finally:
         process.terminate()
         process.wait(timeout=WAIT_S)
+
+
+def notes_server(notes: Path) -> McpStdioServer:
+    """The notes server of the client tests, serving `notes`."""
+    return McpStdioServer(
+        name="notes", command=sys.executable, args=(str(NOTES_SERVER), str(notes))
+    )
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    """A notes file with a planted credential on one line."""
+    path = tmp_path / "notes.txt"
+    path.write_text(
+        f"deploy: run `make release` from main\nrelease key: {SECRET.value}\n",
+        encoding="utf-8",
+    )
+    return path

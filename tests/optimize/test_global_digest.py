@@ -65,9 +65,9 @@ def _curate(repo: Path) -> None:
 
 
 def _status(repo: Path, state: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    parser = argparse.ArgumentParser(prog="promptkit")
-    digest_cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["digest", "status", str(repo), "--state-dir", str(state)])
+    parser = argparse.ArgumentParser(prog="promptkit digest")
+    digest_cli.register(parser)
+    args = parser.parse_args(["status", str(repo), "--state-dir", str(state)])
     assert args.handler(args) == 0
     return capsys.readouterr().out
 

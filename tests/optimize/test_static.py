@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from promptkit.adapters import AnthropicAdapter, OpenAIAdapter
-from promptkit.adapters.selection import choose_adapter
+from promptkit.adapters import AnthropicAdapter, OpenAIAdapter, choose_adapter
 from promptkit.digest import latest_workspace_digest
 from promptkit.errors import OptimizationError, ProviderAuthenticationError
 from promptkit.optimize import (

@@ -59,6 +59,31 @@ def test_a_symlink_inside_the_root_is_followed(
         _strict(store).resolve(prompt.descriptor)
 
 
+def test_a_prompt_folder_linked_to_a_folder_inside_the_root_is_followed(
+    store: LocalPromptOverridesStore, prompt: Prompt[None]
+) -> None:
+    store.set_section_override(prompt, path="intro", body="Through a linked folder.")
+    folder = store.prompt_file("reviewer", "code-review").parent
+    folder.rename(folder.with_name("moved"))
+    folder.symlink_to("moved", target_is_directory=True)
+
+    assert "Through a linked folder." in prompt.render(overrides_store=_strict(store)).text
+
+
+def test_an_override_in_a_folder_linked_outside_the_root_is_not_read(
+    store: LocalPromptOverridesStore, prompt: Prompt[None], tmp_path: Path
+) -> None:
+    store.set_section_override(prompt, path="intro", body="From outside.")
+    folder = store.prompt_file("reviewer", "code-review").parent
+    outside = tmp_path / "outside"
+    folder.rename(outside)
+    folder.symlink_to(outside, target_is_directory=True)
+
+    with pytest.raises(OverridesError, match="outside the overrides root"):
+        _strict(store).resolve(prompt.descriptor)
+    assert "From outside." not in prompt.render(overrides_store=store).text
+
+
 def test_a_shared_folder_linking_outside_the_root_is_refused_and_nothing_is_written_there(
     store: LocalPromptOverridesStore, tmp_path: Path
 ) -> None:

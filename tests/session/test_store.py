@@ -23,7 +23,7 @@ from promptkit.session import (
     resolve_state_root,
     workspace_id,
 )
-from promptkit.session.records import encode_record
+from promptkit.session._records import encode_record
 
 from ..conftest import committed_repo
 from .conftest import recorded_by_a_writer_that_died

@@ -1,10 +1,11 @@
 """Reply scripts: FakeProviderServer answers by what a request contains, read from a file."""
 
+import os
+
 import openai
 import pytest
 
-from promptkit.testing import FakeProviderServer
-from promptkit.testing.script import ReplyScriptError, load_reply_script
+from promptkit.testing import FakeProviderServer, ReplyScriptError, load_reply_script
 
 SCRIPT = """\
 rules:
@@ -59,4 +60,24 @@ def test_malformed_script_says_where(tmp_path, text, message):
     path.write_text(text)
 
     with pytest.raises(ReplyScriptError, match=message):
+        load_reply_script(path)
+
+
+def test_a_reply_script_with_an_alias_is_refused_at_the_alias(tmp_path):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(
+        'a: &a ["x", "x", "x", "x", "x", "x", "x", "x"]\n'
+        "b: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n"
+        "default: {text: *b}\n"
+    )
+
+    with pytest.raises(ReplyScriptError, match=r"bomb.yaml line 2: .*aliases \(\*name\) are not"):
+        load_reply_script(path)
+
+
+def test_a_reply_script_that_is_a_fifo_is_refused_without_waiting(tmp_path):
+    path = tmp_path / "replies.yaml"
+    os.mkfifo(path)
+
+    with pytest.raises(ReplyScriptError, match="a FIFO, not a regular file; it was not read"):
         load_reply_script(path)

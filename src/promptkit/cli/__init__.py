@@ -1,11 +1,23 @@
 """The `promptkit` command: an argparse front end over the library, with no logic of its own.
 
-Each subcommand lives in its own module with a `register(subparsers)` function; `main` wires
-them up and maps promptkit errors to a one-line message and exit status 2.
+Each subcommand lives in its own module, whose `register(parser)` fills in the command's parser;
+`main` imports only the module of the command a line names (see `promptkit.cli.app`) and maps
+promptkit errors to a one-line message and an exit status.
 """
 
-from __future__ import annotations
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-from promptkit.cli.app import main
+__all__: list[str]  # assigned below from the export table
 
-__all__ = ["main"]
+if TYPE_CHECKING:
+    from promptkit.cli.app import main as main
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.cli.app": ("main",),
+        },
+    )

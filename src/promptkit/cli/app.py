@@ -1,4 +1,4 @@
-"""Builds the argument parser from the subcommand modules and runs the chosen command.
+"""Builds the argument parser and runs the chosen command, importing only that command's module.
 
 Conventions every subcommand follows, so the command line reads the same everywhere:
 - global options (`--log-level`, `--log-format`) go before or after the subcommand;
@@ -9,31 +9,49 @@ Conventions every subcommand follows, so the command line reads the same everywh
 - a command with work to start in other processes at once (optimize's listing helper) sets a
   `head_start` default: a context manager factory called with the parsed arguments before
   logging is set up (which imports structlog), left when the command ends.
+
+Each command lives in its own module, whose `register(parser)` fills in the command's parser.
+`COMMANDS` names each module with the command's one-line summary, which is all `promptkit
+--help` shows: a command's parser starts as a placeholder and is filled in only when argparse
+hands it a command line (`CommandParser`), so a command line imports the module of the command
+it names and no other, and the top-level help imports none. A command with subcommands of its
+own may defer one the same way (`overrides promote`, which brings the evaluation options).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import sys
 from collections.abc import Iterator, Sequence
-from typing import NoReturn
 
 from promptkit import __version__
 from promptkit.errors import PromptkitError
-from promptkit.failures import EXIT_INTERRUPTED, describe_failure
 
-# Each command and its module, which exposes `register(subparsers)` adding that one command;
-# imported only when the CLI runs, and only the named one when a command line names one.
-COMMAND_MODULES: dict[str, str] = {
-    "optimize": "promptkit.cli.optimize",
-    "render": "promptkit.cli.render",
-    "digest": "promptkit.cli.digest",
-    "overrides": "promptkit.cli.overrides",
-    "repl": "promptkit.cli.repl",
-    "eval": "promptkit.cli.eval",
-    "mcp": "promptkit.cli.mcp",
+# Not `typing.TYPE_CHECKING`: `promptkit --help` imports nothing that imports typing.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
+# Each command: the module whose `register(parser)` fills in its parser, and the one-line
+# summary `promptkit --help` shows for it (in this order).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "optimize": ("promptkit.cli.optimize", "write a prompt's workspace digest and store it"),
+    "render": (
+        "promptkit.cli.render",
+        "print a prompt rendered with the workspace's session and overrides",
+    ),
+    "digest": ("promptkit.cli.digest", "inspect workspace digests"),
+    "overrides": ("promptkit.cli.overrides", "list, edit and check prompt overrides"),
+    "repl": (
+        "promptkit.cli.repl",
+        "an interactive loop over a prompt: optimize, ask, digest, overrides, history",
+    ),
+    "eval": (
+        "promptkit.cli.eval",
+        "score a prompt on a dataset under one or more override tags",
+    ),
+    "mcp": ("promptkit.cli.mcp", "serve the workspace digest and file tools over MCP"),
 }
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -68,8 +86,42 @@ HELP_EXAMPLES: dict[str, str] = {
 }
 
 
-class PromptkitArgumentParser(argparse.ArgumentParser):
-    """An argparse parser whose usage errors are one line on stderr and exit status 2."""
+class CommandParser(argparse.ArgumentParser):
+    """A parser of the `promptkit` command line, whose usage errors are one line on stderr and
+    exit status 2.
+
+    After `defer(module)` it is a placeholder: a parent's help lists it by the summary it was
+    added with, and the first time argparse hands it the rest of a command line (to parse it, to
+    show its help or to report a mistake in it) it imports `module`, whose `register(parser)`
+    fills it in, and takes the conventions of the module docstring.
+    """
+
+    _module: str | None = None
+    _words: tuple[str, ...] = ()
+
+    def defer(self, module: str) -> None:
+        """Fill this parser in from `module`'s `register(parser)` when it is first used."""
+        self._module = module
+
+    @property
+    def is_deferred(self) -> bool:
+        return self._module is not None
+
+    def fill(self) -> None:
+        """Fill in a deferred parser now (nothing to do for any other)."""
+        module, self._module = self._module, None
+        if module is not None:
+            # An import statement's machinery, not importlib.import_module: `python -X
+            # importtime` then shows the command's module with the rest of the start-up.
+            __import__(module, fromlist=("register",)).register(self)
+            _follow_conventions(self, self._words)
+
+    def parse_known_args(  # type: ignore[override]  # one signature for typeshed's overloads
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        # argparse hands a subcommand's parser the rest of the line through this method.
+        self.fill()
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
@@ -96,25 +148,35 @@ def _add_global_options(parser: argparse.ArgumentParser, *, at_top: bool) -> Non
     )
 
 
-def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The `promptkit` parser: with every subcommand registered, or, when `argv` names a
-    command, with that one only (its parsing and help are the same; the other modules' imports,
-    a prompt stack and evaluation libraries, are not paid by a command that never uses them)."""
-    parser = PromptkitArgumentParser(
+def build_parser() -> CommandParser:
+    """The `promptkit` parser, with a placeholder for each command (see `CommandParser`)."""
+    parser = CommandParser(
         prog="promptkit",
         description="Typed prompts, workspace digests and prompt overrides.",
     )
     parser.add_argument("--version", action="version", version=f"promptkit {__version__}")
     _add_global_options(parser, at_top=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    named = [word for word in argv or () if word in COMMAND_MODULES][:1]
-    for command_name in named or COMMAND_MODULES:
-        importlib.import_module(COMMAND_MODULES[command_name]).register(subparsers)
-    for words, command in _commands(parser, ()):
-        if words:
+    for name, (module, summary) in COMMANDS.items():
+        subparsers.add_parser(name, help=summary).defer(module)
+    _follow_conventions(parser, ())
+    return parser
+
+
+def every_command(parser: CommandParser) -> Iterator[tuple[tuple[str, ...], CommandParser]]:
+    """`parser` and every subcommand parser below it, filled in, with the words that select
+    each. This imports every command's module: it is for checks over all commands."""
+    return _commands(parser, (), fill=True)
+
+
+def _follow_conventions(parser: CommandParser, words: tuple[str, ...]) -> None:
+    """Give `parser` (selected by `words`) and the filled-in parsers below it the global options
+    after the subcommand, and the help's example and exit statuses."""
+    for command_words, command in _commands(parser, words, fill=False):
+        if command_words:
             _add_global_options(command, at_top=False)
-        example = HELP_EXAMPLES.get(" ".join(words[:2])) or HELP_EXAMPLES.get(
-            words[0] if words else ""
+        example = HELP_EXAMPLES.get(" ".join(command_words[:2])) or HELP_EXAMPLES.get(
+            command_words[0] if command_words else ""
         )
         command.epilog = "\n\n".join(
             part
@@ -122,19 +184,24 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             if part
         )
         command.formatter_class = argparse.RawDescriptionHelpFormatter
-    return parser
 
 
 def _commands(
-    parser: argparse.ArgumentParser, words: tuple[str, ...]
-) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
-    """`parser` and every subcommand parser below it, with the words that select each."""
+    parser: CommandParser, words: tuple[str, ...], *, fill: bool
+) -> Iterator[tuple[tuple[str, ...], CommandParser]]:
+    """`parser` and the subcommand parsers below it, with the words that select each; a deferred
+    one is filled in first when `fill` is true, else left out with what is below it."""
     yield words, parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
-                if sub.prog.split()[-1] == name:  # aliases share their parser; visit it once
-                    yield from _commands(sub, (*words, name))
+                if sub.prog.split()[-1] != name:  # aliases share their parser; visit it once
+                    continue
+                sub._words = (*words, name)  # what a deferred parser's conventions need
+                if fill:
+                    sub.fill()
+                if not sub.is_deferred:
+                    yield from _commands(sub, sub._words, fill=fill)
 
 
 def _configure_logging(args: argparse.Namespace) -> None:
@@ -150,21 +217,24 @@ def _configure_logging(args: argparse.Namespace) -> None:
         sys.modules["rich"] = None  # type: ignore[assignment]  # `import rich` fails meanwhile
     try:
         from promptkit.logging import configure
+
+        configure(format=args.log_format, level=args.log_level)  # imports structlog
     finally:
         if hides_rich:
             del sys.modules["rich"]
-    configure(format=args.log_format, level=args.log_level)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
-    words = sys.argv[1:] if argv is None else argv
-    parser = build_parser(words)
-    args = parser.parse_args(words)
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
         return 0
+    # Needed once a command runs; `--help` and usage errors have ended by now.
+    from promptkit.failures import EXIT_INTERRUPTED, describe_failure
+
     head_start = getattr(args, "head_start", None)
     try:
         with head_start(args) if head_start is not None else contextlib.nullcontext():

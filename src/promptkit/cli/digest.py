@@ -13,22 +13,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from promptkit.digest import DigestResolution
     from promptkit.session import Session
 
 
-def register(subparsers: Any) -> None:
-    """Add `digest status` to the `promptkit` parser."""
+def register(digest: argparse.ArgumentParser) -> None:
+    """Fill in the parser of `promptkit digest` (`status` and `export`)."""
     from promptkit.cli.options import add_json_argument, add_path_argument, add_prompt_arguments
 
-    digest = subparsers.add_parser(
-        "digest",
-        help="inspect workspace digests",
-        description="Inspect the workspace digest a prompt would render.",
-    )
+    digest.description = "Inspect the workspace digest a prompt would render."
     commands = digest.add_subparsers(dest="digest_command", metavar="SUBCOMMAND", required=True)
     status = commands.add_parser(
         "status",

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from promptkit.errors import ArgumentValueError
 
 if TYPE_CHECKING:
-    from promptkit.adapters.base import ProviderAdapter
+    from promptkit.adapters import ProviderAdapter
     from promptkit.evals import EvaluationReport
     from promptkit.overrides import LocalPromptOverridesStore
     from promptkit.prompt import Prompt
@@ -35,15 +35,13 @@ _FAKE_KEY = "fake-server-key"
 DATASET_FOLDER = "evals"
 
 
-def register(subparsers: Any) -> None:
-    """Add `eval` to the `promptkit` parser."""
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill in the parser of `promptkit eval`."""
     from promptkit.cli.options import PROMPT_HELP
 
-    parser = subparsers.add_parser(
-        "eval",
-        help="score a prompt on a dataset under one or more override tags",
-        description="Run every case of a dataset under each override tag, score the replies"
-        " and compare the tags.",
+    parser.description = (
+        "Run every case of a dataset under each override tag, score the replies and compare"
+        " the tags."
     )
     parser.add_argument("prompt", metavar="PROMPT", help=PROMPT_HELP)
     parser.add_argument(
@@ -72,7 +70,8 @@ def register(subparsers: Any) -> None:
 
 def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     """The dataset, evaluator, concurrency and model options `eval` and `promote` share."""
-    from promptkit.evals.specs import SPEC_HELP
+    from promptkit.cli.options import positive_seconds
+    from promptkit.evals import SPEC_HELP
 
     parser.add_argument(
         "--dataset",
@@ -90,7 +89,10 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
         "--concurrency", type=int, default=8, help="cases evaluated at once (default: 8)"
     )
     parser.add_argument(
-        "--deadline", type=float, metavar="SECONDS", help="time limit of each case's evaluation"
+        "--deadline",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help="time limit of each case: model calls, tools and evaluators (default: 300)",
     )
     parser.add_argument(
         "--provider",
@@ -109,8 +111,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate, show and write the report; returns the exit status."""
     from promptkit.cli.eval_table import report_table
-    from promptkit.evals.html_report import render_html_report
-    from promptkit.evals.outputs import report_json_text, write_evaluation_outputs
+    from promptkit.evals import render_html_report, report_json_text, write_evaluation_outputs
     from promptkit.overrides import LocalPromptOverridesStore
 
     prompt = load_cli_prompt(args.prompt)
@@ -150,8 +151,7 @@ def evaluate_from_args(
     """Load the dataset, build the adapter and evaluators from `args`, and run every case under
     `tags`; ValueError for a bad option."""
     from promptkit.cli.eval_table import ProgressBar
-    from promptkit.evals import load_dataset, run_evaluation
-    from promptkit.evals.specs import evaluator_from_spec
+    from promptkit.evals import evaluator_from_spec, load_dataset, run_evaluation
 
     dataset = load_dataset(dataset_path(args.dataset, prompt), prompt)
     with evaluation_adapter(args) as adapter:
@@ -196,7 +196,7 @@ def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
     if args.provider != "fake":
         if args.script:
             raise ArgumentValueError("--script is for --provider fake")
-        from promptkit.adapters.selection import choose_adapter
+        from promptkit.adapters import choose_adapter
 
         choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
         if choice.adapter.provider == "static":
@@ -211,8 +211,7 @@ def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
     if not args.script:
         raise ArgumentValueError("--provider fake needs --script FILE (see docs/evaluation.md)")
     from promptkit.adapters import OpenAIAdapter
-    from promptkit.testing import FakeProviderServer
-    from promptkit.testing.script import load_reply_script
+    from promptkit.testing import FakeProviderServer, load_reply_script
 
     script = load_reply_script(args.script)
     with FakeProviderServer() as server:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from promptkit.evals import CaseResult, EvaluationReport
+from promptkit.secrets import redact_secrets
 
 _BAR_WIDTH = 30
 
@@ -51,7 +52,7 @@ def report_table(report: EvaluationReport) -> str:
     for case_id in report.case_ids:
         results = [report.result(tag, case_id) for tag in tags]
         case_tags = next((r.case_tags for r in results if r is not None), ())
-        row = [case_id, ",".join(case_tags), *(_cell(result) for result in results)]
+        row = [case_id, _joined(case_tags, ","), *(_cell(result) for result in results)]
         base = _score(results[0])
         row += [_delta(base, _score(result)) for result in results[1:]]
         rows.append(row)
@@ -75,7 +76,10 @@ def _summary_rows(report: EvaluationReport) -> list[list[str]]:
     rows.append(["mean score", *(_number(s.mean_score) for s in summaries)])
     for case_tag in sorted({t for s in summaries for t in s.by_case_tag}):
         rows.append(
-            [f"  tag {case_tag}", *(_number(s.by_case_tag.get(case_tag)) for s in summaries)]
+            [
+                f"  tag {redact_secrets(case_tag)}",
+                *(_number(s.by_case_tag.get(case_tag)) for s in summaries),
+            ]
         )
     rows += [
         ["finished", *(str(s.finished) for s in summaries)],
@@ -108,17 +112,21 @@ def _differences(report: EvaluationReport) -> list[str]:
 def _problems(report: EvaluationReport) -> list[str]:
     lines: list[str] = []
     for result in report.results:
-        where = f" ({result.location})" if result.location else ""
+        where = f" ({redact_secrets(result.location)})" if result.location else ""
+        case = f"{redact_secrets(result.case_id)} [{result.override_tag}]{where}"
         if result.error:
-            lines.append(f"  {result.case_id} [{result.override_tag}]{where}: {result.error}")
+            lines.append(f"  {case}: {redact_secrets(result.error)}")
         for evaluation in result.evaluations:
             if evaluation.error:
                 lines.append(
-                    f"  {result.case_id} [{result.override_tag}]{where}: evaluator"
-                    f" {evaluation.evaluator} raised {evaluation.error}"
+                    f"  {case}: evaluator {redact_secrets(evaluation.evaluator)} raised"
+                    f" {redact_secrets(evaluation.error)}"
                 )
     for bad in report.invalid_cases:
-        lines.append(f"  {bad.location}: case {bad.id} did not load: {bad.error}")
+        lines.append(
+            f"  {redact_secrets(bad.location)}: case {redact_secrets(bad.id)} did not load:"
+            f" {redact_secrets(bad.error)}"
+        )
     return ["", "problems:", *lines] if lines else []
 
 
@@ -144,11 +152,18 @@ def _number(value: float | None, digits: int = 2) -> str:
 
 
 def _case_list(case_ids: Iterable[str]) -> str:
-    names = list(case_ids)
-    return ", ".join(names) if names else "none"
+    return _joined(case_ids, ", ") or "none"
+
+
+def _joined(texts: Iterable[str], separator: str) -> str:
+    """`texts` joined, each redacted first: a credential that is a whole text alone (a key's
+    body line) is no longer recognised once other text stands beside it."""
+    return separator.join(redact_secrets(text) for text in texts)
 
 
 def _columns(rows: list[list[str]]) -> list[str]:
+    # Case ids and tags are the dataset's text: redacted before the columns are laid out.
+    rows = [[redact_secrets(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows if i < len(row)) for i in range(len(rows[0]))]
     return [
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)).rstrip()

@@ -12,21 +12,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 REFRESH_PROVIDERS = ("static", "auto", "openai", "anthropic")
 
 
-def register(subparsers: Any) -> None:
-    """Add `mcp serve` to the `promptkit` parser."""
+def register(mcp: argparse.ArgumentParser) -> None:
+    """Fill in the parser of `promptkit mcp` (`serve`)."""
     from promptkit.cli.options import add_path_argument, add_prompt_arguments
 
-    mcp = subparsers.add_parser(
-        "mcp",
-        help="serve the workspace digest and file tools over MCP",
-        description="Model Context Protocol: serve the workspace to coding agents.",
-    )
+    mcp.description = "Model Context Protocol: serve the workspace to coding agents."
     commands = mcp.add_subparsers(dest="mcp_command", metavar="SUBCOMMAND", required=True)
     serve = commands.add_parser(
         "serve",

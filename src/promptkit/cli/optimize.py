@@ -19,7 +19,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from promptkit.cli.options import (
     add_json_argument,
@@ -30,13 +29,11 @@ from promptkit.cli.options import (
 from promptkit.cli.start import CommandStart, command_start
 
 
-def register(subparsers: Any) -> None:
-    """Add `optimize` to the `promptkit` parser."""
-    parser = subparsers.add_parser(
-        "optimize",
-        help="write a prompt's workspace digest and store it",
-        description="Write the workspace digest of a prompt (a model explores the workspace, or"
-        " the static optimizer scans it) and store it in the session or the overrides.",
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill in the parser of `promptkit optimize`."""
+    parser.description = (
+        "Write the workspace digest of a prompt (a model explores the workspace, or the static"
+        " optimizer scans it) and store it in the session or the overrides."
     )
     add_path_argument(parser)
     add_prompt_arguments(parser)

@@ -8,6 +8,7 @@ arguments: it imports nothing heavy, because every command's parser is built on 
 from __future__ import annotations
 
 import argparse
+import math
 
 PROMPT_HELP = (
     "package.module:attr or a promptkit.prompts entry-point name: a Prompt, or a function"
@@ -44,6 +45,20 @@ def _params_document(value: str) -> object:
         return read_params_argument(value)
     except ArgumentValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def positive_seconds(value: str) -> float:
+    """An argparse type: a positive, finite number of seconds (`nan`, `inf`, `0`, `-1` are a
+    usage error, exit status 2)."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {value!r}") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive, finite number of seconds, got {value!r}"
+        )
+    return seconds
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:

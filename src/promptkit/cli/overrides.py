@@ -20,33 +20,25 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from promptkit.cli.options import add_json_argument, add_overrides_folder_argument
-from promptkit.cli.overrides_check import known_prompts, run_check, strict_store
-from promptkit.discovery.references import find_prompt
+from promptkit.cli.overrides_check import run_check, strict_store
 from promptkit.errors import OverridesError
-from promptkit.overrides.check import (
-    entry_states,
-    shared_states,
-)
-from promptkit.overrides.defaults import default_body
-from promptkit.overrides.layout import override_files, require_section_path
-from promptkit.overrides.merge import merge_view, unresolved_markers
-from promptkit.overrides.shared import SharedSectionOverride
-from promptkit.prompt import Prompt, PromptOverride
-from promptkit.repl.report import author_text, status_text
+
+if TYPE_CHECKING:
+    from promptkit.cli.app import CommandParser
+    from promptkit.prompt import Prompt, PromptOverride
+
+# The handlers import the library where they use it: a command line that names one action
+# imports what that action needs, and `--help` imports none of it.
 
 
-def register(subparsers: Any) -> None:
-    """Add the `overrides` command group to the `promptkit` parser."""
-    parser = subparsers.add_parser(
-        "overrides",
-        help="list, edit and check prompt overrides",
-        description=(
-            "Tune the text of prompt sections and tool descriptions without a code change."
-            " Files live under --root (default overrides/) and are reviewed like code."
-        ),
+def register(parser: CommandParser) -> None:
+    """Fill in the parser of the `promptkit overrides` command group."""
+    parser.description = (
+        "Tune the text of prompt sections and tool descriptions without a code change. Files"
+        " live under --root (default overrides/) and are reviewed like code."
     )
     actions = parser.add_subparsers(dest="overrides_action", metavar="ACTION", required=True)
 
@@ -122,20 +114,35 @@ def register(subparsers: Any) -> None:
     )
     add_json_argument(check)
     check.add_argument(
+        "--evidence",
+        choices=("warn", "error"),
+        default="warn",
+        help="a promoted text, or its evidence, edited since the promotion: a warning (default)"
+        " or an error (exit 1)",
+    )
+    check.add_argument(
         "--fix",
         action="store_true",
         help="first record bodies edited by hand (source = operator, dated) in every valid file",
     )
-    # `promote` runs an evaluation first; its module owns that and is imported only here.
-    from promptkit.cli.promote import register_promote
-
-    register_promote(actions)
+    # `promote` runs an evaluation first: its module, and the evaluation options it brings, are
+    # imported only when a command line reaches it.
+    promote = "copy one tag's overrides over another when an evaluation shows no regression"
+    actions.add_parser("promote", help=promote, description=promote).defer("promptkit.cli.promote")
 
 
 # -- handlers -----------------------------------------------------------------------------------
 
 
 def _list(args: argparse.Namespace) -> int:
+    from promptkit.cli.overrides_check import known_prompts
+    from promptkit.overrides import (
+        SharedSectionOverride,
+        entry_states,
+        override_files,
+        shared_states,
+    )
+
     store = strict_store(args)
     prompts = known_prompts(args.prompt, root=store.root)
     rows = [("NS", "PROMPT", "TAG", "SECTIONS", "TOOLS", "STALE", "FILE")]
@@ -218,6 +225,9 @@ def _list_entry(row: tuple[str, ...]) -> dict[str, object]:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from promptkit.overrides import entry_states, require_section_path
+    from promptkit.repl.report import author_text, status_text
+
     prompt, override, file = _stored_override(args)
     only = "/".join(require_section_path(args.path)) if args.path else None
     if args.json:
@@ -254,6 +264,8 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _seed(args: argparse.Namespace) -> int:
+    from promptkit.discovery.references import find_prompt
+
     prompt = find_prompt(args.prompt)
     store = strict_store(args)
     before = store.resolve(prompt.descriptor, args.tag)
@@ -268,6 +280,9 @@ def _seed(args: argparse.Namespace) -> int:
 
 
 def _set(args: argparse.Namespace) -> int:
+    from promptkit.discovery.references import find_prompt
+    from promptkit.overrides import require_section_path
+
     prompt = find_prompt(args.prompt)
     if args.body is not None:
         body = args.body
@@ -282,6 +297,14 @@ def _set(args: argparse.Namespace) -> int:
 
 
 def _edit(args: argparse.Namespace) -> int:
+    from promptkit.discovery.references import find_prompt
+    from promptkit.overrides import (
+        default_body,
+        merge_view,
+        require_section_path,
+        unresolved_markers,
+    )
+
     prompt = find_prompt(args.prompt)
     path = require_section_path(args.path)
     section = prompt.section_at(path)
@@ -338,6 +361,8 @@ def _edit(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from promptkit.overrides import default_body, entry_states, require_section_path
+
     prompt, override, file = _stored_override(args)
     if override is None:
         _say_no_overrides(prompt, args.tag, file)
@@ -376,6 +401,8 @@ def _remove(args: argparse.Namespace) -> int:
         file = store.shared_file(args.shared, args.tag)
         removed = store.delete_shared_section(section_key=args.shared, tag=args.tag)
         return _report_removal(removed, str(file))
+    from promptkit.discovery.references import find_prompt
+
     prompt = find_prompt(args.prompt)
     file = store.prompt_file(prompt.ns, prompt.key, args.tag)
     keys = {"ns": prompt.ns, "prompt_key": prompt.key, "tag": args.tag}
@@ -394,6 +421,8 @@ def _remove(args: argparse.Namespace) -> int:
 def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverride | None, Path]:
     """The `--prompt` prompt, its override under `--tag` (None when there is none: not an
     error) and that file."""
+    from promptkit.discovery.references import find_prompt
+
     prompt = find_prompt(args.prompt)
     store = strict_store(args)
     override = store.resolve(prompt.descriptor, args.tag)
@@ -435,6 +464,8 @@ def _show_entries(
     prompt: Prompt[Any], override: PromptOverride, only: str | None
 ) -> list[dict[str, object]]:
     """The `overrides show --json` entries: each stored entry, its status and its text."""
+    from promptkit.overrides import entry_states
+
     entries: list[dict[str, object]] = []
     for state in entry_states(prompt, override):
         if only is not None and (state.table, state.name) != ("sections", only):

@@ -8,19 +8,20 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from promptkit.discovery.project import project_prompts
-from promptkit.discovery.references import entry_point_prompts, find_prompt
 from promptkit.errors import OverridesError
-from promptkit.overrides.check import check_overrides
-from promptkit.overrides.layout import override_files
-from promptkit.overrides.local import LocalPromptOverridesStore
-from promptkit.prompt import Prompt
+
+if TYPE_CHECKING:
+    from promptkit.overrides import LocalPromptOverridesStore
+    from promptkit.prompt import Prompt
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """`overrides check`: every file, credential and entry; exit status 1 on any problem."""
+    """`overrides check`: every file, credential, entry and promotion's evidence; exit status 1
+    on any problem (evidence problems only with `--evidence error`)."""
+    from promptkit.overrides import check_overrides, override_files
+
     store = strict_store(args)
     files = override_files(store.root)
     prompts = {} if args.syntax_only else known_prompts(args.prompt, root=store.root)
@@ -44,10 +45,16 @@ def run_check(args: argparse.Namespace) -> int:
             " points and no [tool.promptkit] prompts in pyproject.toml; name the prompts, or"
             " pass --syntax-only to check the files alone"
         )
-    problems = check_overrides(store.root, prompts.values(), syntax_only=args.syntax_only)
+    found = check_overrides(store.root, prompts.values(), syntax_only=args.syntax_only)
+    # With `--evidence warn`, a text edited since its promotion is said but does not fail CI.
+    warned = args.evidence == "warn"
+    warnings = [problem for problem in found if warned and problem.kind == "evidence"]
+    problems = [problem for problem in found if problem not in warnings]
     summary = (
         f"overrides check: {len(problems)} problem(s) in {len(files)} file(s) under {args.root}"
     )
+    if warnings:
+        summary += f", {len(warnings)} warning(s)"
     if args.json:
         document = {
             "overrides_dir": str(args.root),
@@ -55,6 +62,7 @@ def run_check(args: argparse.Namespace) -> int:
             "prompts": sorted(f"{ns}/{key}" for ns, key in prompts),
             "syntax_only": args.syntax_only,
             "problems": [problem.to_json() for problem in problems],
+            "warnings": [problem.to_json() for problem in warnings],
             "notes": notes,
             "ok": not problems,
         }
@@ -62,6 +70,8 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         for problem in problems:
             print(problem)
+        for problem in warnings:
+            print(f"warning: {problem}")
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
         print(summary)
@@ -70,12 +80,17 @@ def run_check(args: argparse.Namespace) -> int:
 
 def strict_store(args: argparse.Namespace) -> LocalPromptOverridesStore:
     """The store of `--overrides-dir`, read strictly: a file a render would skip is an error."""
+    from promptkit.overrides import LocalPromptOverridesStore
+
     return LocalPromptOverridesStore(args.root, strict_overrides=True)
 
 
 def known_prompts(references: list[str], *, root: Path) -> dict[tuple[str, str], Prompt[Any]]:
     """The prompts of `--prompt`, the entry points and the project's pyproject.toml (found
     from the overrides root upwards), by (ns, key)."""
+    from promptkit.discovery.project import project_prompts
+    from promptkit.discovery.references import entry_point_prompts, find_prompt
+
     prompts: dict[tuple[str, str], Prompt[Any]] = {}
     found = entry_point_prompts()
     for failure in found.failures:

@@ -2,9 +2,11 @@
 evaluate both tags, then copy the candidate's overrides over the target only when the candidate
 reaches the score and regresses no case beyond `--tolerance`.
 
-On success the promoted file and `<tag>.evidence.json` (scores, dataset hash, model) sit side
-by side for review; on refusal nothing is written, the regressed cases are named and the exit
-status is 1. The dataset, evaluator and model options are those of `promptkit eval`.
+On success the promoted file holds the candidate's text and, in its `[promotion]` table, the
+evidence (scores, dataset hash, model, settings, the hash of every promoted entry), written in
+one atomic replace; on refusal nothing is written, the regressed cases (or the entries changed
+since the evaluation) are named and the exit status is 1. The dataset, evaluator and model
+options are those of `promptkit eval`.
 """
 
 from __future__ import annotations
@@ -12,16 +14,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 
-def register_promote(actions: Any) -> None:
-    """Add `promote` to the `overrides` actions."""
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill in the parser of `promptkit overrides promote` (described by `overrides`)."""
     from promptkit.cli.eval import add_evaluation_arguments
     from promptkit.cli.options import add_overrides_folder_argument
 
-    help_text = "copy one tag's overrides over another when an evaluation shows no regression"
-    parser = actions.add_parser("promote", help=help_text, description=help_text)
     parser.add_argument("prompt", metavar="PROMPT", help="package.module:attr or entry point")
     add_overrides_folder_argument(parser)
     parser.add_argument("--from", dest="from_tag", required=True, help="the candidate tag")
@@ -47,7 +46,7 @@ def run_promote(args: argparse.Namespace) -> int:
     from promptkit.cli.eval import evaluate_from_args, load_cli_prompt
     from promptkit.cli.eval_table import report_table
     from promptkit.errors import PromotionRefusedError
-    from promptkit.evals.promote import promote_overrides
+    from promptkit.evals import promote_overrides
     from promptkit.overrides import LocalPromptOverridesStore
 
     prompt = load_cli_prompt(args.prompt)
@@ -75,6 +74,6 @@ def run_promote(args: argparse.Namespace) -> int:
         return 2
     print(
         f"promoted {args.from_tag} over {args.to_tag} (score {result.candidate_score:.3f}):"
-        f" {result.overrides_file}; evidence in {result.evidence_file}"
+        f" {result.overrides_location}, evidence in its [promotion] table"
     )
     return 0

@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 
-def register(subparsers: Any) -> None:
-    """Add `render` to the `promptkit` parser."""
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill in the parser of `promptkit render`."""
     from promptkit.cli.options import add_params_argument, add_path_argument, add_prompt_arguments
 
-    parser = subparsers.add_parser(
-        "render",
-        help="print a prompt rendered with the workspace's session and overrides",
-        description="Print a prompt rendered with the session stored for the workspace and the"
-        " overrides, showing the workspace digest it would use.",
+    parser.description = (
+        "Print a prompt rendered with the session stored for the workspace and the overrides,"
+        " showing the workspace digest it would use."
     )
     add_path_argument(parser)
     # The positional PATH is the one name for the workspace; --workspace still works.

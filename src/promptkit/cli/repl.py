@@ -12,24 +12,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
-from promptkit.discovery.references import PromptSource
-from promptkit.discovery.workspace import workspace_options
-from promptkit.optimize.selection import choose_digest_writer
-from promptkit.repl.loop import ReplSetup, WorkspaceRepl
+if TYPE_CHECKING:
+    from promptkit.discovery.references import PromptSource
+    from promptkit.repl.loop import WorkspaceRepl
 
 
-def register(subparsers: Any) -> None:
-    """Add `repl` to the `promptkit` parser."""
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill in the parser of `promptkit repl`."""
     from promptkit.cli.options import add_repl_arguments
 
-    parser = subparsers.add_parser(
-        "repl",
-        help="an interactive loop over a prompt: optimize, ask, digest, overrides, history",
-        description="Read commands from the terminal or piped stdin and run them against a"
-        " prompt with a workspace digest section: optimize [session|global], ask MESSAGE,"
-        " digest, overrides, history, help, quit. The exit status is 1 when any command failed.",
+    parser.description = (
+        "Read commands from the terminal or piped stdin and run them against a prompt with a"
+        " workspace digest section: optimize [session|global], ask MESSAGE, digest, overrides,"
+        " history, help, quit. The exit status is 1 when any command failed."
     )
     add_repl_arguments(parser, prompt_option=True)
     parser.set_defaults(handler=run_repl)
@@ -38,14 +35,19 @@ def register(subparsers: Any) -> None:
 def run_repl(
     args: argparse.Namespace,
     *,
-    repl_type: type[WorkspaceRepl] = WorkspaceRepl,
+    repl_type: type[WorkspaceRepl] | None = None,
     prompt_source: PromptSource | None = None,
 ) -> int:
     """Open a REPL from parsed `add_repl_arguments` options and run it to the end.
 
-    `prompt_source` is used as given; without it `args.prompt` is resolved (the built-in
-    workspace prompt when that is None too). Returns the exit status.
+    `repl_type` defaults to `WorkspaceRepl`. `prompt_source` is used as given; without it
+    `args.prompt` is resolved (the built-in workspace prompt when that is None too). Returns the
+    exit status.
     """
+    from promptkit.discovery.workspace import workspace_options
+    from promptkit.optimize.selection import choose_digest_writer
+    from promptkit.repl.loop import ReplSetup, WorkspaceRepl
+
     options = workspace_options(
         args.path,
         prompt=prompt_source if prompt_source is not None else getattr(args, "prompt", None),
@@ -55,7 +57,7 @@ def run_repl(
     choice = choose_digest_writer(
         args.provider, model=args.model, base_url=args.base_url, api=args.api
     )
-    repl = repl_type.open(
+    repl = (repl_type or WorkspaceRepl).open(
         ReplSetup(
             workspace=options.workspace,
             prompt_source=options.prompt_source,

@@ -3,35 +3,52 @@
 The user guide is docs/workspace-digest.md.
 """
 
-from promptkit.digest.freshness import DigestFreshness, check_freshness
-from promptkit.digest.section import (
-    DEFAULT_PLACEHOLDER,
-    DigestOrigin,
-    DigestResolution,
-    WorkspaceDigestSection,
-    resolve_workspace_digest,
-)
-from promptkit.digest.state import (
-    DIGEST_SLICE_NAME,
-    WorkspaceDigest,
-    clear_workspace_digest,
-    latest_workspace_digest,
-    normalize_digest_key,
-    set_workspace_digest,
-)
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-__all__ = [
-    "DEFAULT_PLACEHOLDER",
-    "DIGEST_SLICE_NAME",
-    "DigestFreshness",
-    "DigestOrigin",
-    "DigestResolution",
-    "WorkspaceDigest",
-    "WorkspaceDigestSection",
-    "check_freshness",
-    "clear_workspace_digest",
-    "latest_workspace_digest",
-    "normalize_digest_key",
-    "resolve_workspace_digest",
-    "set_workspace_digest",
-]
+__all__: list[str]  # assigned below from the export table
+
+if TYPE_CHECKING:
+    from promptkit.digest.freshness import (
+        DigestFreshness as DigestFreshness,
+        check_freshness as check_freshness,
+    )
+    from promptkit.digest.section import (
+        DEFAULT_PLACEHOLDER as DEFAULT_PLACEHOLDER,
+        DigestOrigin as DigestOrigin,
+        DigestResolution as DigestResolution,
+        WorkspaceDigestSection as WorkspaceDigestSection,
+        resolve_workspace_digest as resolve_workspace_digest,
+    )
+    from promptkit.digest.state import (
+        DIGEST_SLICE_NAME as DIGEST_SLICE_NAME,
+        WorkspaceDigest as WorkspaceDigest,
+        clear_workspace_digest as clear_workspace_digest,
+        latest_workspace_digest as latest_workspace_digest,
+        normalize_digest_key as normalize_digest_key,
+        set_workspace_digest as set_workspace_digest,
+    )
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.digest.freshness": ("DigestFreshness", "check_freshness"),
+            "promptkit.digest.section": (
+                "DEFAULT_PLACEHOLDER",
+                "DigestOrigin",
+                "DigestResolution",
+                "WorkspaceDigestSection",
+                "resolve_workspace_digest",
+            ),
+            "promptkit.digest.state": (
+                "DIGEST_SLICE_NAME",
+                "WorkspaceDigest",
+                "clear_workspace_digest",
+                "latest_workspace_digest",
+                "normalize_digest_key",
+                "set_workspace_digest",
+            ),
+        },
+    )

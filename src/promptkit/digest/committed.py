@@ -26,7 +26,7 @@ from promptkit.hostfiles import (
     read_workspace_bytes,
     select_files,
 )
-from promptkit.overrides.shared import ProvenanceValue
+from promptkit.overrides import ProvenanceValue
 
 CONTENT_FINGERPRINT = "content_fingerprint"
 LEFT_OUT = "left_out"

@@ -24,7 +24,7 @@ from promptkit.digest.state import WorkspaceDigest
 from promptkit.errors import WorkspaceError
 from promptkit.hostfiles import WorkspaceManifest, describe_workspace
 from promptkit.logging import get_logger
-from promptkit.overrides.shared import ProvenanceValue
+from promptkit.overrides import ProvenanceValue
 
 _log = get_logger("promptkit.digest")
 

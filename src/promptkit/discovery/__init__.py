@@ -9,7 +9,7 @@ workspace commands' shared options (`PATH`, `--prompt`, `--state-dir`, `--overri
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
 TYPE_CHECKING = False
 
-__all__: list[str]  # assigned below from the declared imports
+__all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     from promptkit.discovery.project import (
@@ -37,4 +37,27 @@ if TYPE_CHECKING:
 else:
     from promptkit._lazy import lazy_exports
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__)
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.discovery.project": ("ProjectPrompts", "project_prompts"),
+            "promptkit.discovery.references": (
+                "EntryPointPrompts",
+                "PromptFactory",
+                "PromptSource",
+                "bind_prompt",
+                "entry_point_prompts",
+                "find_prompt",
+                "load_prompt_source",
+            ),
+            "promptkit.discovery.workspace": (
+                "DEFAULT_PROMPT_REFERENCE",
+                "BoundWorkspace",
+                "WorkspaceOptions",
+                "bind_workspace",
+                "existing_workspace",
+                "workspace_options",
+                "workspace_prompt",
+            ),
+        },
+    )

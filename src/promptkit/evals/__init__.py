@@ -8,47 +8,79 @@ differences between tags, as JSON, a terminal table or a self-contained HTML pag
 good enough and regresses no case.
 """
 
-from promptkit.evals.dataset import Case, Dataset, InvalidCase, load_dataset
-from promptkit.evals.evaluators import (
-    Contains,
-    Evaluator,
-    ExactMatch,
-    FunctionEvaluator,
-    JsonFieldEquals,
-    Regex,
-    Score,
-)
-from promptkit.evals.judge import JudgeVerdict, LLMJudge
-from promptkit.evals.report import (
-    CaseDelta,
-    CaseResult,
-    EvaluationReport,
-    EvaluatorResult,
-    TagComparison,
-    TagSummary,
-)
-from promptkit.evals.runner import arun_evaluation, run_evaluation
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-__all__ = [
-    "Case",
-    "CaseDelta",
-    "CaseResult",
-    "Contains",
-    "Dataset",
-    "EvaluationReport",
-    "Evaluator",
-    "EvaluatorResult",
-    "ExactMatch",
-    "FunctionEvaluator",
-    "InvalidCase",
-    "JsonFieldEquals",
-    "JudgeVerdict",
-    "LLMJudge",
-    "Regex",
-    "Score",
-    "TagComparison",
-    "TagSummary",
-    "arun_evaluation",
-    "load_dataset",
-    "run_evaluation",
-]
+__all__: list[str]  # assigned below from the export table
+
+if TYPE_CHECKING:
+    from promptkit.evals._dataset import (
+        Case as Case,
+        Dataset as Dataset,
+        InvalidCase as InvalidCase,
+        load_dataset as load_dataset,
+    )
+    from promptkit.evals._evaluators import (
+        Contains as Contains,
+        Evaluator as Evaluator,
+        ExactMatch as ExactMatch,
+        FunctionEvaluator as FunctionEvaluator,
+        JsonFieldEquals as JsonFieldEquals,
+        Regex as Regex,
+        Score as Score,
+    )
+    from promptkit.evals._html_report import render_html_report as render_html_report
+    from promptkit.evals._judge import JudgeVerdict as JudgeVerdict, LLMJudge as LLMJudge
+    from promptkit.evals._outputs import (
+        report_json_text as report_json_text,
+        write_evaluation_outputs as write_evaluation_outputs,
+    )
+    from promptkit.evals._promote import promote_overrides as promote_overrides
+    from promptkit.evals._report import (
+        CaseDelta as CaseDelta,
+        CaseResult as CaseResult,
+        EvaluationReport as EvaluationReport,
+        EvaluatorResult as EvaluatorResult,
+        TagComparison as TagComparison,
+        TagSummary as TagSummary,
+    )
+    from promptkit.evals._runner import (
+        arun_evaluation as arun_evaluation,
+        run_evaluation as run_evaluation,
+    )
+    from promptkit.evals._specs import (
+        SPEC_HELP as SPEC_HELP,
+        evaluator_from_spec as evaluator_from_spec,
+    )
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.evals._dataset": ("Case", "Dataset", "InvalidCase", "load_dataset"),
+            "promptkit.evals._evaluators": (
+                "Contains",
+                "Evaluator",
+                "ExactMatch",
+                "FunctionEvaluator",
+                "JsonFieldEquals",
+                "Regex",
+                "Score",
+            ),
+            "promptkit.evals._html_report": ("render_html_report",),
+            "promptkit.evals._judge": ("JudgeVerdict", "LLMJudge"),
+            "promptkit.evals._outputs": ("report_json_text", "write_evaluation_outputs"),
+            "promptkit.evals._promote": ("promote_overrides",),
+            "promptkit.evals._report": (
+                "CaseDelta",
+                "CaseResult",
+                "EvaluationReport",
+                "EvaluatorResult",
+                "TagComparison",
+                "TagSummary",
+            ),
+            "promptkit.evals._runner": ("arun_evaluation", "run_evaluation"),
+            "promptkit.evals._specs": ("SPEC_HELP", "evaluator_from_spec"),
+        },
+    )

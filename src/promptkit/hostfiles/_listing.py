@@ -28,12 +28,10 @@ have. A file whose content turns out binary (a NUL byte) is refused when it is r
 
 from __future__ import annotations
 
-import gc
 import os
 import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property, partial
 from itertools import compress, count, repeat
@@ -41,6 +39,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from promptkit._gc import collector_paused
 from promptkit.errors import ArgumentValueError, WorkspaceError
 from promptkit.hostfiles._exclusions import (
     could_be_left_out_by_name,
@@ -52,6 +51,7 @@ from promptkit.hostfiles._exclusions import (
 from promptkit.hostfiles._git import run_git
 from promptkit.hostfiles._git_index import GitListing, RunningGitListing, start_git_listing
 from promptkit.hostfiles._globs import PathFilter
+from promptkit.hostfiles._reading import is_inside
 from promptkit.hostfiles._walk import walk_directory
 
 __all__ = [
@@ -62,7 +62,6 @@ __all__ = [
     "SkipReason",
     "WorkspaceFile",
     "begin_selection",
-    "collector_paused",
     "log_selection",
     "resolve_workspace_root",
     "select_files",
@@ -292,24 +291,6 @@ def log_selection(selection: FileSelection) -> None:
     )
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a block that allocates objects by the
-    hundred thousand and frees none (a listing and what is built from it), then restore it.
-
-    Such a block makes no cycles for the collector to find, yet its allocations trigger a
-    collection every few hundred objects and full passes over the whole heap (a process that
-    has imported an SDK holds a million objects): about a seventh of a large listing's cost.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _is_ignored_by_git(root: Path) -> bool:
     return run_git(root, "check-ignore", "-q", ".") is not None
 
@@ -437,7 +418,7 @@ class _Checker:
             return
         if stat.S_ISLNK(info.st_mode):
             target = os.path.realpath(full)
-            if not _is_inside(target, self.root_text):
+            if not is_inside(target, self.root_text):
                 self.leave_out("symlink_outside_root", relative)
                 return
             if is_credential_file_name(target.rpartition("/")[2]):
@@ -494,7 +475,3 @@ class _Checker:
 def _is_unusual(path: str) -> bool:
     """Whether `path` needs the full checks of a listed name: not UTF-8, or unsafe to show."""
     return has_undecodable_name(path) or is_unsafe_name(path)
-
-
-def _is_inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")

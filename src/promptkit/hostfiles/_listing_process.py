@@ -269,12 +269,8 @@ class ListingProcess:
 
 
 def _decoded_selection(summary: ListingSummary, answer: Any) -> FileSelection:
-    from promptkit.hostfiles._listing import (
-        FileSelection,
-        LeftOut,
-        collector_paused,
-        workspace_files,
-    )
+    from promptkit._gc import collector_paused
+    from promptkit.hostfiles._listing import FileSelection, LeftOut, workspace_files
 
     max_file_bytes, paths, sizes, mtimes, blob_ids, left_out = answer
     with collector_paused():
@@ -296,7 +292,8 @@ def serve_listing() -> None:
     summary_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     files_out = os.fdopen(int(sys.argv[4]), "wb")
-    from promptkit.hostfiles._listing import begin_selection, collector_paused
+    from promptkit._gc import collector_paused
+    from promptkit.hostfiles._listing import begin_selection
 
     # The caller imports meanwhile, on a core of its own: git leaves it that core.
     pending = begin_selection(sys.argv[2], max_file_bytes=int(sys.argv[3]), one_git_process=True)

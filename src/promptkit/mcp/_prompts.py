@@ -6,7 +6,8 @@ field whose schema is a string takes the value as it is, any other field takes i
 number, a list, an object). The values are validated against the params types
 (`params_from_json`) and the prompt is rendered bound to the session stored for the workspace,
 with the overrides store and tag, so its digest resolves exactly as `promptkit render` shows it.
-A prompt that cannot be loaded is left out with a warning; the server still starts.
+The prompts are imported when a client first asks for them; one that cannot be loaded is left
+out with a warning.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from promptkit.discovery import bind_workspace, project_prompts
@@ -58,12 +60,18 @@ class ListedPrompt:
 
 
 class ProjectPrompts:
-    """The prompts `service`'s project lists, loaded now."""
+    """The prompts `service`'s project lists: read from pyproject.toml now, imported and bound
+    the first time a client asks for prompts (a project's prompt modules can be slow to import,
+    and most agents never ask)."""
 
     def __init__(self, service: WorkspaceService) -> None:
         self._service = service
+        self.references = project_prompts(service.workspace).references
+
+    @cached_property
+    def _prompts(self) -> dict[str, ListedPrompt]:
         listed: dict[str, ListedPrompt] = {}
-        for reference in project_prompts(service.workspace).references:
+        for reference in self.references:
             try:
                 prompt = self._bind(reference)
             except PromptkitError as error:
@@ -71,11 +79,7 @@ class ProjectPrompts:
                 continue
             name = f"{prompt.ns}/{prompt.key}"
             listed[name] = ListedPrompt(reference, name, _description(prompt), _arguments(prompt))
-        self._prompts = listed
-
-    def names(self) -> tuple[str, ...]:
-        """The names of the prompts listed, in the project's order."""
-        return tuple(self._prompts)
+        return listed
 
     def _bind(self, reference: str) -> Prompt[Any]:
         options = self._service.options

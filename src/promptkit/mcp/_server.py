@@ -148,7 +148,7 @@ def build_server(
         )
 
     list_prompts, get_prompt = (
-        prompts.handlers() if prompts is not None and prompts.names() else (None, None)
+        prompts.handlers() if prompts is not None and prompts.references else (None, None)
     )
     return Server(
         SERVER_NAME,

@@ -9,7 +9,7 @@ picks one the way the command line does. The guide is docs/optimize.md.
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
 TYPE_CHECKING = False
 
-__all__: list[str]  # assigned below from the declared imports
+__all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     from promptkit.optimize.model_writer import ModelDigestWriter as ModelDigestWriter
@@ -34,4 +34,24 @@ if TYPE_CHECKING:
 else:
     from promptkit._lazy import lazy_exports
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__)
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.optimize.model_writer": ("ModelDigestWriter",),
+            "promptkit.optimize.selection": ("WriterChoice", "choose_digest_writer"),
+            "promptkit.optimize.static_writer": ("StaticDigestWriter",),
+            "promptkit.optimize.storage": ("OperatorOverrideError",),
+            "promptkit.optimize.types": (
+                "DigestDraft",
+                "DigestWriter",
+                "OptimizationResponse",
+                "OptimizationResult",
+                "OptimizationScope",
+                "OptimizationTarget",
+            ),
+            "promptkit.optimize.workflow": (
+                "DEFAULT_OPTIMIZE_TOOL_ROUNDS",
+                "optimize_workspace_digest",
+            ),
+        },
+    )

@@ -17,8 +17,7 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
-from promptkit.adapters.base import ProviderAdapter
-from promptkit.adapters.response import PromptResponse, TokenUsage, ToolCallRecord
+from promptkit.adapters import PromptResponse, ProviderAdapter, TokenUsage, ToolCallRecord
 from promptkit.errors import OptimizationError, OutputParseError, PromptValidationError
 from promptkit.hostfiles import (
     DEFAULT_MAX_FILE_BYTES,

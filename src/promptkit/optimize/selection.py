@@ -1,5 +1,5 @@
 """Choosing who writes a digest, as `promptkit optimize` and the REPL do: a model when one is
-configured (`promptkit.adapters.selection.choose_adapter`), else the offline static writer.
+configured (`promptkit.adapters.choose_adapter`), else the offline static writer.
 
 `auto` takes the static writer when no API key and no base URL are given; `static` always does.
 The choice comes with a sentence saying why, for the user to see, and keeps the adapter (None
@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
-from promptkit.adapters.selection import choose_adapter, model_configured
+from promptkit.adapters import choose_adapter, model_configured
 from promptkit.errors import ProviderError
 
 if TYPE_CHECKING:
-    from promptkit.adapters.base import ProviderAdapter
+    from promptkit.adapters import ProviderAdapter
     from promptkit.hostfiles import ListingProcess
     from promptkit.optimize.types import DigestWriter
 

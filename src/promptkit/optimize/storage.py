@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from promptkit.adapters.response import PromptResponse
+from promptkit.adapters import PromptResponse
 from promptkit.digest import clear_workspace_digest, set_workspace_digest
 from promptkit.digest.committed import committed_provenance
 from promptkit.errors import DigestRejectedError, OptimizationError

@@ -13,7 +13,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from promptkit.adapters.response import PromptResponse, TokenUsage
+from promptkit.adapters import PromptResponse, TokenUsage
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.hostfiles import WorkspaceManifest
 from promptkit.overrides import PromptOverridesStore

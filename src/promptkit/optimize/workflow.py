@@ -30,7 +30,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from promptkit.adapters.tracing import OptimizeTrace
+from promptkit.adapters import OptimizeTrace
 from promptkit.errors import OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize.record import RunRecord

@@ -3,18 +3,70 @@
 `PromptOverridesStore` is what any store offers; `LocalPromptOverridesStore` keeps one TOML
 file per (namespace, prompt, tag) under `overrides/`, safe under concurrent writers.
 `SharedSectionStore` adds sections shared by every prompt with the same section key.
+`OverridesSnapshot` identifies a tag's entries by content, `bind_promotion` seals evidence to
+entries, and `PromotableOverridesStore` replaces a tag's entries with their evidence all at once
+(see `promptkit.evals.promote_overrides`).
 """
 
-from promptkit.overrides.check import OverrideProblem, check_overrides
-from promptkit.overrides.local import LocalPromptOverridesStore
-from promptkit.overrides.shared import SharedSectionOverride, SharedSectionStore
-from promptkit.overrides.store import PromptOverridesStore
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-__all__ = [
-    "LocalPromptOverridesStore",
-    "OverrideProblem",
-    "PromptOverridesStore",
-    "SharedSectionOverride",
-    "SharedSectionStore",
-    "check_overrides",
-]
+__all__: list[str]  # assigned below from the export table
+
+if TYPE_CHECKING:
+    from promptkit.overrides._check import (
+        EntryState as EntryState,
+        OverrideProblem as OverrideProblem,
+        check_overrides as check_overrides,
+        entry_states as entry_states,
+        shared_states as shared_states,
+    )
+    from promptkit.overrides._defaults import default_body as default_body
+    from promptkit.overrides._layout import (
+        override_files as override_files,
+        require_section_path as require_section_path,
+    )
+    from promptkit.overrides._local import LocalPromptOverridesStore as LocalPromptOverridesStore
+    from promptkit.overrides._merge import (
+        merge_view as merge_view,
+        unresolved_markers as unresolved_markers,
+    )
+    from promptkit.overrides._promotion import (
+        OverridesSnapshot as OverridesSnapshot,
+        bind_promotion as bind_promotion,
+    )
+    from promptkit.overrides._shared import (
+        ProvenanceValue as ProvenanceValue,
+        SharedSectionOverride as SharedSectionOverride,
+        SharedSectionStore as SharedSectionStore,
+    )
+    from promptkit.overrides._store import (
+        PromotableOverridesStore as PromotableOverridesStore,
+        PromptOverridesStore as PromptOverridesStore,
+    )
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.overrides._check": (
+                "EntryState",
+                "OverrideProblem",
+                "check_overrides",
+                "entry_states",
+                "shared_states",
+            ),
+            "promptkit.overrides._defaults": ("default_body",),
+            "promptkit.overrides._layout": ("override_files", "require_section_path"),
+            "promptkit.overrides._local": ("LocalPromptOverridesStore",),
+            "promptkit.overrides._merge": ("merge_view", "unresolved_markers"),
+            "promptkit.overrides._promotion": ("OverridesSnapshot", "bind_promotion"),
+            "promptkit.overrides._shared": (
+                "ProvenanceValue",
+                "SharedSectionOverride",
+                "SharedSectionStore",
+            ),
+            "promptkit.overrides._store": ("PromotableOverridesStore", "PromptOverridesStore"),
+        },
+    )

@@ -1,7 +1,22 @@
 """Planning: strategy guidance and the tools a model uses to keep a plan in its session."""
 
-from promptkit.planning.plan import Plan, PlanStep, StepStatus
-from promptkit.planning.section import PlanningToolsSection
-from promptkit.planning.strategies import PlanningStrategy
+# Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
+TYPE_CHECKING = False
 
-__all__ = ["Plan", "PlanStep", "PlanningStrategy", "PlanningToolsSection", "StepStatus"]
+__all__: list[str]  # assigned below from the export table
+
+if TYPE_CHECKING:
+    from promptkit.planning.plan import Plan as Plan, PlanStep as PlanStep, StepStatus as StepStatus
+    from promptkit.planning.section import PlanningToolsSection as PlanningToolsSection
+    from promptkit.planning.strategies import PlanningStrategy as PlanningStrategy
+else:
+    from promptkit._lazy import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.planning.plan": ("Plan", "PlanStep", "StepStatus"),
+            "promptkit.planning.section": ("PlanningToolsSection",),
+            "promptkit.planning.strategies": ("PlanningStrategy",),
+        },
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from promptkit.prompt.rendered import PromptDescriptor
@@ -55,7 +55,9 @@ class PromptOverride:
     """Every override entry for one (namespace, prompt key, tag).
 
     `location` names where the entries were read from (a file path, a URL) so warnings about
-    stale entries can say where to fix them.
+    stale entries can say where to fix them. `promotion` is the evidence a promotion bound into
+    the entries it wrote (plain TOML/JSON values; `promptkit.overrides` writes and checks it),
+    None for entries that were never promoted; a render ignores it.
     """
 
     ns: str
@@ -64,6 +66,7 @@ class PromptOverride:
     sections: Mapping[SectionPath, SectionOverride] = field(default_factory=dict)
     tools: Mapping[str, ToolOverride] = field(default_factory=dict)
     location: str | None = None
+    promotion: Mapping[str, Any] | None = None
 
 
 class OverridesLookup(Protocol):

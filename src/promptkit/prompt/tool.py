@@ -24,6 +24,7 @@ from pydantic import ValidationError
 # A default lets a bare `ToolContext` annotation mean `ToolContext[Any]` (PEP 696).
 from typing_extensions import TypeVar as DefaultedTypeVar
 
+from promptkit.blocking import run_blocking
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentTypeError, PromptValidationError, ToolValidationError
 from promptkit.prompt.hashing import canonical_json, content_hash
@@ -163,12 +164,13 @@ class Tool(Generic[ParamsT]):
         return self._checked(result)
 
     async def arun(self, params: ParamsT, context: ToolContext[Any]) -> ToolResult:
-        """Call the handler from asyncio: awaited when async, on a worker thread when it is a
-        plain (blocking) function, so the event loop stays responsive."""
+        """Call the handler from asyncio: awaited when async, on a daemon thread when it is a
+        plain (blocking) function, so the event loop stays responsive and a caller that stops
+        waiting (a deadline, a cancellation) leaves nothing holding the loop or the process."""
         if self.is_async:
             result = self.handler(params, context)
         else:
-            result = await asyncio.to_thread(self.handler, params, context)
+            result = await run_blocking(lambda: self.handler(params, context))
         if inspect.isawaitable(result):
             result = await result
         return self._checked(result)

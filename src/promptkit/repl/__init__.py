@@ -8,7 +8,7 @@ works on. `promptkit.repl.report` words what it shows; the guide is docs/repl.md
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
 TYPE_CHECKING = False
 
-__all__: list[str]  # assigned below from the declared imports
+__all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     from promptkit.repl.loop import ReplSetup as ReplSetup, WorkspaceRepl as WorkspaceRepl
@@ -17,4 +17,11 @@ if TYPE_CHECKING:
 else:
     from promptkit._lazy import lazy_exports
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__)
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.repl.loop": ("ReplSetup", "WorkspaceRepl"),
+            "promptkit.repl.progress": ("Progress",),
+            "promptkit.repl.report": ("history_lines", "usage_line"),
+        },
+    )

@@ -31,15 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self, TextIO
 
-from promptkit.adapters import PromptResponse, WireAdapter
-from promptkit.adapters.evaluation import CallArgs
-from promptkit.adapters.response import json_ready
-from promptkit.adapters.streaming import response_of
+from promptkit.adapters import CallOptions, PromptResponse, WireAdapter, response_of
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery.references import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
 from promptkit.failures import describe_failure
 from promptkit.hostfiles import describe_workspace
+from promptkit.jsonable import json_ready
 from promptkit.optimize import (
     OperatorOverrideError,
     OptimizationScope,
@@ -396,7 +394,10 @@ class WorkspaceRepl(cmd.Cmd):
                 " Ollama, llama.cpp); optimize, digest, overrides and history work offline"
             )
         self._refresh_workspace_copy()
-        options: CallArgs = {"overrides_store": self.setup.overrides, "user_message": user_message}
+        options: CallOptions = {
+            "overrides_store": self.setup.overrides,
+            "user_message": user_message,
+        }
         options["overrides_tag"] = self.setup.tag
         try:
             if on_text is None or not isinstance(adapter, WireAdapter):

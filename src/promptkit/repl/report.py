@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from promptkit.adapters import PromptResponse, TokenUsage
     from promptkit.digest import DigestResolution
-    from promptkit.overrides.check import EntryState
+    from promptkit.overrides import EntryState
     from promptkit.prompt import Prompt, SectionOverride
     from promptkit.session import PromptExecuted, ToolInvoked
 
@@ -119,7 +119,7 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
     answer, cache writes and reasoning included.
     """
     # Loaded on use, as the other adapter names here: the report module stays light to import.
-    from promptkit.adapters.response import executed_token_usage
+    from promptkit.adapters import executed_token_usage
 
     executed = tuple(executed)
     pending = sorted(calls, key=lambda call: call.invoked_at)
@@ -199,8 +199,7 @@ def overrides_lines(
 ) -> list[str]:
     """The REPL's `overrides`: of the `stored` values of the store at `root`, those of `prompt`
     (its own files and the shared entries it uses), each entry with its state and author."""
-    from promptkit.overrides import SharedSectionOverride
-    from promptkit.overrides.check import entry_states, shared_states
+    from promptkit.overrides import SharedSectionOverride, entry_states, shared_states
     from promptkit.prompt import PromptOverride
 
     found = [

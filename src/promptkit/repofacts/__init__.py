@@ -14,8 +14,7 @@ sessions.
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
 TYPE_CHECKING = False
 
-# A scan imports a dozen modules; load each name only when it is used.
-__all__: list[str]  # assigned below from the declared imports
+__all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     from promptkit.repofacts._folders import FolderNote as FolderNote
@@ -42,4 +41,19 @@ if TYPE_CHECKING:
 else:
     from promptkit._lazy import lazy_exports
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__)
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.repofacts._folders": ("FolderNote",),
+            "promptkit.repofacts._guidance": ("WatchOut",),
+            "promptkit.repofacts._scan": (
+                "ScanRoot",
+                "WorkspaceFacts",
+                "scan_roots",
+                "scan_workspace",
+            ),
+            "promptkit.repofacts._static_digest": ("estimate_tokens", "render_static_digest"),
+            "promptkit.repofacts._tally": ("DirectoryCount", "LanguageCount"),
+            "promptkit.repofacts._tooling": ("CommandPurpose", "ToolCommand", "Workflow"),
+        },
+    )

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from promptkit._gc import collector_paused
 from promptkit.errors import WorkspaceError
 from promptkit.hostfiles import (
     DEFAULT_MAX_FILE_BYTES,
@@ -26,7 +27,6 @@ from promptkit.hostfiles import (
     SkipReason,
     WorkspaceManifest,
     WorkspaceReader,
-    collector_paused,
     manifest_for_selection,
     read_workspace_bytes,
     select_files,

@@ -12,17 +12,14 @@ made of, and the static digest, in `promptkit.repofacts`.
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
 TYPE_CHECKING = False
 
-# The sections import the prompt core and sessions: load each name only when it is used.
-__all__: list[str]  # assigned below from the declared imports
+__all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     from promptkit.workspace._overlay import (
         record_counted_listing as record_counted_listing,
         record_listing as record_listing,
     )
-    from promptkit.workspace._podman import (
-        PodmanWorkspaceSection as PodmanWorkspaceSection,
-    )
+    from promptkit.workspace._podman import PodmanWorkspaceSection as PodmanWorkspaceSection
     from promptkit.workspace._vfs import (
         HostMount as HostMount,
         VfsWorkspaceSection as VfsWorkspaceSection,
@@ -32,4 +29,16 @@ if TYPE_CHECKING:
 else:
     from promptkit._lazy import lazy_exports
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__)
+    __getattr__, __dir__, __all__ = lazy_exports(
+        __name__,
+        {
+            "promptkit.workspace._overlay": ("record_counted_listing", "record_listing"),
+            "promptkit.workspace._podman": ("PodmanWorkspaceSection",),
+            "promptkit.workspace._vfs": (
+                "HostMount",
+                "VfsWorkspaceSection",
+                "WorkspaceSection",
+                "forget_listings",
+            ),
+        },
+    )

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from promptkit._gc import collector_paused
 from promptkit.errors import ArgumentValueError, PromptValidationError, WorkspaceError
 from promptkit.hostfiles import (
     DEFAULT_MAX_FILE_BYTES,
@@ -34,7 +35,6 @@ from promptkit.hostfiles import (
     ListingSummary,
     WorkspaceFile,
     WorkspaceReader,
-    collector_paused,
     resolve_workspace_root,
     select_files,
 )

@@ -1,0 +1,164 @@
+"""SDK exceptions translated into promptkit's `ProviderError` family, with no credential inside.
+
+Both SDKs raise the same shapes (status errors with `status_code` and `request_id`, timeouts,
+connection errors, response validation errors), so one translation serves both. The provider's
+own message is kept because it says what was wrong with the request, but it passes through
+`redact_secrets` and has the client's own credentials cut out first: a 401 body may echo the key.
+
+A message says how many retries were made only when the SDK really made them: the count comes
+from the `x-stainless-retry-count` header both SDKs put on every attempt, read from the request
+that failed last. A 400 is never retried, so its message claims no retries whatever
+`max_retries` says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from promptkit.errors import (
+    PromptkitError,
+    ProviderAuthenticationError,
+    ProviderBadRequestError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderMalformedReplyError,
+    ProviderRateLimitError,
+    ProviderServerError,
+    ProviderTimeoutError,
+)
+from promptkit.secrets import redact_secrets
+
+_MESSAGE_LIMIT = 500
+_SHORTEST_SECRET = 8
+RETRY_COUNT_HEADER = "x-stainless-retry-count"
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """`text` without any of `secrets` and without anything that looks like a credential."""
+    for secret in secrets:
+        if len(secret) >= _SHORTEST_SECRET:
+            text = text.replace(secret, "[REDACTED]")
+    return redact_secrets(text)
+
+
+def client_secrets(client: Any) -> tuple[str, ...]:
+    """The credentials an SDK client holds (api key, admin key, auth token), to scrub them."""
+    found = (getattr(client, name, None) for name in ("api_key", "admin_api_key", "auth_token"))
+    return tuple(value for value in found if isinstance(value, str))
+
+
+def translate_sdk_error(
+    error: BaseException,
+    *,
+    sdk: Any,
+    base_error: type[BaseException],
+    where: str,
+    secrets: Iterable[str],
+) -> PromptkitError | None:
+    """The promptkit error for an SDK exception, or None when `error` is not from the SDK.
+
+    `sdk` is the SDK module (`openai` or `anthropic`); `where` names the call, for example
+    "openai responses request".
+    """
+    secrets = tuple(secrets)
+    if isinstance(error, sdk.APITimeoutError):
+        return ProviderTimeoutError(
+            f"{where} timed out{_retried(error)}; raise the client's timeout or the"
+            " evaluation's deadline, or check the provider's status"
+        )
+    if isinstance(error, sdk.APIConnectionError):
+        return ProviderConnectionError(
+            f"{where} could not reach the provider{_retried(error)} ({type(error).__name__});"
+            " check the base URL, the network and any proxy settings"
+        )
+    if isinstance(error, sdk.APIResponseValidationError):
+        return _validation_error(error, where=where, secrets=secrets)
+    if isinstance(error, sdk.APIStatusError):
+        return _status_error(error, where=where, secrets=secrets)
+    if isinstance(error, base_error):
+        detail = scrub(str(error), secrets)[:_MESSAGE_LIMIT]
+        return ProviderError(f"{where} failed in the SDK: {type(error).__name__}: {detail}")
+    return None
+
+
+def _validation_error(
+    error: Any, *, where: str, secrets: tuple[str, ...]
+) -> ProviderMalformedReplyError:
+    status: int = error.status_code
+    sent_id = request_id(error_headers(error))
+    ident = f" (request id {sent_id})" if sent_id else ""
+    detail = scrub(_provider_message(error), secrets)[:_MESSAGE_LIMIT]
+    return ProviderMalformedReplyError(
+        f"{where}: the reply (HTTP {status}){ident} does not match the SDK's response schema:"
+        f" {detail}; is the base URL an API of the right kind?",
+        status=status,
+        request_id=sent_id,
+    )
+
+
+def _status_error(error: Any, *, where: str, secrets: tuple[str, ...]) -> ProviderError:
+    status: int = error.status_code
+    sent_id: str | None = getattr(error, "request_id", None) or request_id(error_headers(error))
+    detail = scrub(_provider_message(error), secrets)[:_MESSAGE_LIMIT]
+    tried = _retried(error)
+    ident = f" (request id {sent_id})" if sent_id else ""
+    kind: type[ProviderError]
+    if status in (401, 403):
+        kind, advice = ProviderAuthenticationError, "check the API key and its permissions"
+    elif status == 429:
+        kind, advice = ProviderRateLimitError, "wait, lower the request rate or raise max_retries"
+    elif status == 408:
+        kind, advice = ProviderTimeoutError, "retry later or raise the timeout"
+    elif status in (400, 404, 409, 413, 422):
+        kind, advice = ProviderBadRequestError, "check the model name and the request options"
+    elif status >= 500:
+        kind, advice = ProviderServerError, "the provider failed; retry later"
+    else:
+        kind, advice = ProviderError, "see the provider's message"
+    return kind(
+        f"{where} failed with HTTP {status}{tried}{ident}: {detail}; {advice}",
+        status=status,
+        request_id=sent_id,
+    )
+
+
+def _retried(error: Any) -> str:
+    """`" after N retries"` when the SDK retried the failed request N > 0 times, else `""`.
+
+    The SDK numbers each attempt in a request header; the failed request is the last attempt.
+    When the header is missing (a caller may set it to something else), no count is claimed.
+    """
+    headers = getattr(getattr(error, "request", None), "headers", None)
+    value = headers.get(RETRY_COUNT_HEADER) if headers is not None else None
+    if not isinstance(value, str) or not value.isdigit() or int(value) == 0:
+        return ""
+    count = int(value)
+    return f" after {count} {'retry' if count == 1 else 'retries'}"
+
+
+def error_headers(error: BaseException) -> Any:
+    """The headers of the HTTP response an SDK exception carries, or None."""
+    return getattr(getattr(error, "response", None), "headers", None)
+
+
+def request_id(headers: Any) -> str | None:
+    """The provider's id of a request, from its response's headers (OpenAI's `x-request-id`,
+    Anthropic's `request-id`), or None."""
+    if headers is None:
+        return None
+    value = headers.get("x-request-id") or headers.get("request-id")
+    return value if isinstance(value, str) else None
+
+
+def _provider_message(error: Any) -> str:
+    """The provider's own explanation from the error body, else the SDK's message."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        nested = body.get("error")
+        inner = nested.get("message") if isinstance(nested, dict) else None
+        for candidate in (body.get("message"), inner):
+            if isinstance(candidate, str) and candidate:
+                return candidate
+    message = getattr(error, "message", None)
+    return message if isinstance(message, str) else type(error).__name__

@@ -1,0 +1,229 @@
+"""`WireAdapter`: a `ProviderAdapter` that speaks a provider's wire API through its SDK, shared by
+every provider: a provider's adapter only names its SDK (`ProviderSdk`) and chooses the
+`WireApi`.
+
+`evaluate`, `aevaluate`, `stream` and `astream` each check their options into one `Evaluation`
+and hand it to the one driver (`_driver.drive`), performed blocking or with asyncio; the tool
+loop inside it is written once too (`_loop`).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, TypeVar, Unpack
+
+from promptkit.adapters._clients import ClientPair
+from promptkit.adapters._cost import DEFAULT_PRICES, PriceTable
+from promptkit.adapters._driver import alast_response, drive, last_response, run_async, run_blocking
+from promptkit.adapters._evaluation import Evaluation
+from promptkit.adapters._events import StreamEvent
+from promptkit.adapters._local_servers import with_local_server_key, with_schema_hint
+from promptkit.adapters._options import CallOptions
+from promptkit.adapters._provider import ProviderAdapter
+from promptkit.adapters._provider_errors import client_secrets, scrub, translate_sdk_error
+from promptkit.adapters._response import PromptResponse
+from promptkit.adapters._settings import ModelSettings
+from promptkit.adapters._wire_api import WireApi
+from promptkit.clock import SYSTEM_CLOCK, Clock
+from promptkit.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    PromptkitError,
+    ProviderAuthenticationError,
+)
+from promptkit.prompt import Prompt
+from promptkit.session import Session
+
+StructuredOutputMode = Literal["native", "prompt"]
+"""`native`: the API constrains the reply to the output schema where it can; `prompt`: the
+prompt's Response Format section alone asks for the JSON (models without structured outputs)."""
+
+OutputT = TypeVar("OutputT")
+
+
+@dataclass(frozen=True)
+class ProviderSdk:
+    """A provider's SDK as `WireAdapter` uses it: the clients it builds, the exceptions it
+    translates, the environment variables its clients read. `load` imports the SDK, which
+    happens only when a client is built or an error is translated."""
+
+    title: str
+    load: Callable[[], Any]
+    client_class: str
+    async_client_class: str
+    base_error: str
+    key_variable: str
+    url_variable: str
+
+
+class WireAdapter(ProviderAdapter):
+    """A `ProviderAdapter` that talks to a provider through its SDK, in one of its wire APIs.
+
+    A provider's adapter names its SDK (`sdk`) and chooses the `WireApi`; everything else is
+    here and shared: building and closing clients, the loop, events, deadline, execution record
+    and error translation. `client` is a ready SDK client for `evaluate` and `async_client` one
+    for `aevaluate`; when neither is given, clients are built on first use from `client_kwargs`
+    (and the SDK's environment variables), and when one is given the adapter builds none.
+    `settings` apply to every call unless a call overrides them; `prices` (default
+    `DEFAULT_PRICES`) give each response's `usage.cost`. `structured_output="prompt"` leaves the
+    JSON to the prompt's Response Format section instead of the API's schema-constrained output.
+    """
+
+    sdk: ClassVar[ProviderSdk]
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        client: Any = None,
+        async_client: Any = None,
+        client_kwargs: Mapping[str, Any] | None = None,
+        structured_output: StructuredOutputMode = "native",
+        settings: ModelSettings | None = None,
+        prices: PriceTable | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
+        name = type(self).__name__
+        if settings is not None and not isinstance(settings, ModelSettings):
+            raise ArgumentTypeError(
+                f"settings must be a promptkit ModelSettings, got {type(settings).__name__}"
+            )
+        if not isinstance(model, str) or not model.strip():
+            raise ArgumentValueError(f"{name}: model must be a non-empty string, got {model!r}")
+        if structured_output not in ("native", "prompt"):
+            raise ArgumentValueError(
+                f"{name}: structured_output must be 'native' or 'prompt', got {structured_output!r}"
+            )
+        self._model = model
+        self.clock = clock
+        self._structured_output: StructuredOutputMode = structured_output
+        self._settings = settings or ModelSettings()
+        self._prices = DEFAULT_PRICES if prices is None else prices
+        self._clients = ClientPair(name, client, async_client, client_kwargs, self._build_client)
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def prices(self) -> PriceTable:
+        """The price table `PromptResponse.usage.cost` comes from."""
+        return self._prices
+
+    @property
+    def settings(self) -> ModelSettings:
+        """The `ModelSettings` every call starts from."""
+        return self._settings
+
+    @property
+    def asks_for_schema(self) -> bool:
+        """Whether requests ask the API for schema-constrained output (`structured_output`)."""
+        return self._structured_output == "native"
+
+    @abstractmethod
+    def wire_api(self) -> WireApi:
+        """The wire API this adapter speaks."""
+
+    def sync_client(self) -> Any:
+        """The SDK client `evaluate` sends requests with."""
+        return self._clients.sync_client()
+
+    def async_client(self) -> Any:
+        """The SDK client `aevaluate` sends requests with, for the running event loop."""
+        return self._clients.async_client()
+
+    def prepare_client(self) -> None:
+        """Build the SDK client `evaluate` sends with now (it is kept for the first request),
+        and reach for the SDK method it sends with, whose module the SDK imports on first use."""
+        self.wire_api().send_method(self.sync_client())
+
+    async def aclose_loop_client(self) -> None:
+        """Close the async client this adapter built for the running event loop, if any; one the
+        caller passed stays open. For code that ends the loop (`run_evaluation` does): left to
+        the garbage collector, the SDK closes it on whatever loop runs then, and fails."""
+        await self._clients.aclose_loop_client()
+
+    def translate_error(
+        self, error: BaseException, *, client: Any, where: str
+    ) -> PromptkitError | None:
+        """The promptkit error for an SDK exception, or None when it is not the SDK's."""
+        sdk = self.sdk.load()
+        translated = translate_sdk_error(
+            error,
+            sdk=sdk,
+            base_error=getattr(sdk, self.sdk.base_error),
+            where=where,
+            secrets=client_secrets(client),
+        )
+        return with_schema_hint(
+            translated, asks_for_schema=self.asks_for_schema, adapter=type(self).__name__
+        )
+
+    def _build_client(self, client_kwargs: Mapping[str, Any], *, sync: bool) -> Any:
+        sdk = self.sdk
+        module = sdk.load()
+        factory = getattr(module, sdk.client_class if sync else sdk.async_client_class)
+        kwargs = with_local_server_key(
+            client_kwargs, key_variable=sdk.key_variable, url_variable=sdk.url_variable
+        )
+        try:
+            return factory(**kwargs)
+        except getattr(module, sdk.base_error) as error:
+            raise ProviderAuthenticationError(
+                f"{type(self).__name__} could not build an {sdk.title} client:"
+                f" {scrub(str(error), ())} (set {sdk.key_variable}, or pass"
+                " client_kwargs={'api_key': ...} or client=...)"
+            ) from None
+
+    # -- the four ways to run: one driver ------------------------------------------------------
+
+    def evaluate(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions],
+    ) -> PromptResponse[OutputT]:
+        run = Evaluation(self, prompt, session, options, method="evaluate")
+        return last_response(
+            run_blocking(drive(run, params, connect=self.sync_client, streamed=False))
+        )
+
+    async def aevaluate(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions],
+    ) -> PromptResponse[OutputT]:
+        run = Evaluation(self, prompt, session, options, method="aevaluate")
+        return await alast_response(
+            run_async(drive(run, params, connect=self.async_client, streamed=False))
+        )
+
+    def stream(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions],
+    ) -> Iterator[StreamEvent[OutputT]]:
+        """`evaluate` as it happens: `TextDelta`s as each reply arrives, `UsageReported` per
+        reply, `ToolCallStarted`/`ToolCallFinished` per tool call, and last `ResponseCompleted`
+        with the `PromptResponse`. Takes `evaluate`'s options; nothing is sent until the first
+        event is read."""
+        run = Evaluation(self, prompt, session, options, method="stream")
+        return run_blocking(drive(run, params, connect=self.sync_client, streamed=True))
+
+    def astream(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions],
+    ) -> AsyncIterator[StreamEvent[OutputT]]:
+        """`stream` for asyncio (`async for event in adapter.astream(...)`)."""
+        run = Evaluation(self, prompt, session, options, method="astream")
+        return run_async(drive(run, params, connect=self.async_client, streamed=True))

@@ -1,0 +1,230 @@
+"""`App`: what an application binds once instead of passing to every call.
+
+An application runs its prompts with one adapter, one overrides store and tag, one session
+store, its model settings, its prices and its default deps. Passed call by call, one of them is
+soon forgotten (an `evaluate` without `overrides_store=` serves the code's text, not the text an
+operator promoted), and the command line cannot run the application as it runs. An `App` holds
+them; its `evaluate`, `aevaluate`, `stream`, `astream`, `render` and `optimize` pass them on,
+and a call's own options still win, one by one (settings field by field).
+
+The overrides store is read at every render, and a file store re-reads a file whose bytes
+changed, so text promoted or set while the application runs is served by its next call; a file
+that breaks is skipped with an error record and the last good text kept (see docs/overrides.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
+
+from promptkit.adapters import (
+    DEFAULT_OVERRIDES_TAG,
+    CallOptions,
+    ModelSettings,
+    PriceTable,
+    PromptResponse,
+    ProviderAdapter,
+    StreamEvent,
+    WireAdapter,
+)
+from promptkit.errors import ArgumentTypeError, ProviderError
+from promptkit.names import is_valid_key
+from promptkit.overrides import PromptOverridesStore
+from promptkit.prompt import Prompt, RenderedPrompt
+from promptkit.session import Session, SessionProtocol, SessionStore
+
+if TYPE_CHECKING:
+    from promptkit.optimize import DigestWriter, OptimizationResult, OptimizationScope
+
+OutputT = TypeVar("OutputT")
+
+
+@dataclass(frozen=True, kw_only=True)
+class App:
+    """An application's binding: see the module doc.
+
+    `adapter` runs the prompts (None for an application that only renders and optimizes
+    offline: a call that needs a model then fails saying so). `overrides` and `tag` are the
+    overrides every render applies; `sessions` keeps sessions across processes (the CLI's
+    workspace commands and the REPL use it); `settings` and `prices` apply to every call on
+    top of the adapter's own; `deps` is the value tool handlers get when a call passes none.
+    Change one with `dataclasses.replace(app, tag="candidate")`.
+    """
+
+    adapter: ProviderAdapter | None = None
+    overrides: PromptOverridesStore | None = None
+    tag: str = DEFAULT_OVERRIDES_TAG
+    sessions: SessionStore | None = None
+    settings: ModelSettings | None = None
+    prices: PriceTable | None = None
+    deps: Any = None
+
+    def __post_init__(self) -> None:
+        for name, expected in (
+            ("adapter", ProviderAdapter),
+            ("overrides", PromptOverridesStore),
+            ("sessions", SessionStore),
+            ("settings", ModelSettings),
+            ("prices", PriceTable),
+        ):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, expected):
+                raise ArgumentTypeError(
+                    f"App({name}=...) must be a promptkit {expected.__name__} or None, got"
+                    f" {type(value).__name__}"
+                )
+        if not isinstance(self.tag, str) or not is_valid_key(self.tag):
+            raise ArgumentTypeError(
+                f"App(tag=...) must be an overrides tag (lower-case letters, digits, '.', '_' or"
+                f" '-', starting with a letter or digit), got {self.tag!r}"
+            )
+
+    @property
+    def model_adapter(self) -> ProviderAdapter:
+        """The adapter, or ProviderError saying how to configure one when the app has none."""
+        if self.adapter is None:
+            raise ProviderError(
+                "this App has no model: build it with adapter=..., or configure a provider"
+                " (OPENAI_API_KEY, ANTHROPIC_API_KEY, or base_url in [tool.promptkit] for a"
+                " local OpenAI-compatible server)"
+            )
+        return self.adapter
+
+    def call_options(self, options: CallOptions) -> CallOptions:
+        """`options` of one call completed with what the app binds; the call's own win."""
+        bound: CallOptions = {"overrides_store": self.overrides, "overrides_tag": self.tag}
+        if self.settings is not None:
+            bound["settings"] = self.settings
+        if self.prices is not None:
+            bound["prices"] = self.prices
+        if self.deps is not None:
+            bound["deps"] = self.deps
+        bound.update(options)
+        if self.settings is not None and options.get("settings") is not None:
+            bound["settings"] = self.settings.merged(options["settings"])
+        return bound
+
+    # -- running prompts ------------------------------------------------------------------------
+
+    def evaluate(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions],
+    ) -> PromptResponse[OutputT]:
+        """`ProviderAdapter.evaluate` with the app's binding; a new Session unless given one."""
+        return self.model_adapter.evaluate(
+            prompt, *params, session=_session(session), **self.call_options(options)
+        )
+
+    async def aevaluate(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions],
+    ) -> PromptResponse[OutputT]:
+        """`evaluate` for asyncio."""
+        return await self.model_adapter.aevaluate(
+            prompt, *params, session=_session(session), **self.call_options(options)
+        )
+
+    def stream(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions],
+    ) -> Iterator[StreamEvent[OutputT]]:
+        """`evaluate` as it happens (see `WireAdapter.stream`)."""
+        return self._streaming().stream(
+            prompt, *params, session=_session(session), **self.call_options(options)
+        )
+
+    def astream(
+        self,
+        prompt: Prompt[OutputT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions],
+    ) -> AsyncIterator[StreamEvent[OutputT]]:
+        """`stream` for asyncio."""
+        return self._streaming().astream(
+            prompt, *params, session=_session(session), **self.call_options(options)
+        )
+
+    def render(self, prompt: Prompt[OutputT], *params: Any) -> RenderedPrompt[OutputT]:
+        """`prompt` rendered with `params` and the app's overrides and tag, as a call sends it."""
+        return prompt.render(*params, overrides_store=self.overrides, tag=self.tag)
+
+    def optimize(
+        self,
+        prompt: Prompt[Any],
+        *,
+        session: SessionProtocol,
+        scope: OptimizationScope | str = "session",
+        writer: DigestWriter | None = None,
+        optimization_session: Session | None = None,
+        deadline: float | timedelta | None = None,
+        output_dir: str | Path | None = None,
+        overwrite_operator: bool = False,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        leave_out: Sequence[str | os.PathLike[str]] = (),
+    ) -> OptimizationResult:
+        """Write the workspace digest of `prompt` and store it in `session` (SESSION scope) or
+        as the shared digest of the app's overrides and tag (GLOBAL scope), as
+        `promptkit.optimize.optimize_workspace_digest` does. `writer` defaults to the app's
+        model (`ModelDigestWriter`), or the offline static writer when the app has none."""
+        from promptkit.optimize import optimize_workspace_digest
+
+        return optimize_workspace_digest(
+            writer if writer is not None else self.digest_writer(),
+            prompt,
+            store_scope=scope,
+            overrides_store=self.overrides,
+            overrides_tag=self.tag,
+            session=session,
+            optimization_session=optimization_session,
+            deadline=deadline,
+            output_dir=output_dir,
+            overwrite_operator=overwrite_operator,
+            include=include,
+            exclude=exclude,
+            leave_out=leave_out,
+        )
+
+    def digest_writer(self) -> DigestWriter:
+        """Who writes a digest for this app: its model, or the static writer without one."""
+        if self.adapter is None:
+            from promptkit.optimize import StaticDigestWriter
+
+            return StaticDigestWriter()
+        from promptkit.optimize import ModelDigestWriter
+
+        return ModelDigestWriter(self.adapter)
+
+    def with_tag(self, tag: str) -> Self:
+        """This app serving the overrides of `tag`."""
+        return dataclasses.replace(self, tag=tag)
+
+    def _streaming(self) -> WireAdapter:
+        adapter = self.model_adapter
+        if not isinstance(adapter, WireAdapter):
+            raise ArgumentTypeError(
+                f"{type(adapter).__name__} does not stream: stream() needs an adapter that"
+                " speaks a provider's wire API (OpenAIAdapter, AnthropicAdapter)"
+            )
+        return adapter
+
+
+def _session(session: Session | None) -> Session:
+    if session is None:
+        return Session()
+    return session

@@ -1,0 +1,326 @@
+"""SessionAttachment: appending one session's changes to its store files as they happen.
+
+An attachment holds the session directory's lock, writes the base when it starts (and on
+`compact`), and appends one checksummed record per event to events.jsonl, chained to the one
+before (see `promptkit.session._records`). Every value is passed through `redact_value` first,
+so a credential that reached a session value is stored as `[REDACTED:<rule>]`. Before each
+append it checks that events.jsonl is still the size it left it: a file that moved under it
+means another writer, and the append is refused (`SessionStaleError`) rather than interleaved.
+Starting also removes the temp files a killed writer of metadata.json or base.jsonl left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
+
+from promptkit.durable import remove_orphaned_temps, write_atomically
+from promptkit.errors import SessionError, SessionStaleError
+from promptkit.logging import get_logger
+from promptkit.secrets import redact_value
+from promptkit.session._codec import codec_for
+from promptkit.session._records import (
+    BASE_FILE,
+    EVENTS_FILE,
+    LOCK_FILE,
+    METADATA_FILE,
+    STORE_FORMAT,
+    StoreHead,
+    encode_record,
+    read_metadata,
+    workspace_id,
+)
+from promptkit.session._session import Session, StoredLog
+from promptkit.session._slices import slice_name
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
+
+    from promptkit.session._store import SessionStore
+
+_log = get_logger("promptkit.session")
+
+
+@dataclass(frozen=True)
+class FsyncPolicy:
+    """When appended event records are forced to disk.
+
+    Each record is handed to the operating system as soon as it is dispatched; the policy decides
+    how often `fsync` makes it survive a power loss: after every event (the default), after
+    every `n` events, or only on compaction and close.
+    """
+
+    mode: Literal["every_event", "every_n", "on_close"] = "every_event"
+    n: int = 1
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("every_event", "every_n", "on_close"):
+            raise SessionError(
+                f"unknown fsync mode {self.mode!r}: use 'every_event', 'every_n' or 'on_close'"
+            )
+        if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
+            raise SessionError(f"fsync every n events needs n >= 1, got {self.n!r}")
+
+    @classmethod
+    def every_event(cls) -> FsyncPolicy:
+        return cls("every_event")
+
+    @classmethod
+    def every(cls, n: int) -> FsyncPolicy:
+        return cls("every_n", n)
+
+    @classmethod
+    def on_close(cls) -> FsyncPolicy:
+        return cls("on_close")
+
+
+class SessionAttachment:
+    """A session being recorded by a SessionStore; close it (or the store) when done."""
+
+    def __init__(
+        self,
+        *,
+        store: SessionStore,
+        session: Session,
+        workspace_root: Path,
+        session_dir: Path,
+        trace_id: str,
+        file_lock: BaseFileLock,
+    ) -> None:
+        self._store = store
+        self._session = session
+        self._workspace_root = workspace_root
+        self._session_dir = session_dir
+        self._trace_id = trace_id
+        self._file_lock = file_lock
+        self._fsync = store.fsync
+        self._fd: int | None = None
+        self._size = 0
+        self._unsynced = 0
+        self._head: StoreHead = (0, "")
+        self._created_at = datetime.now(UTC)
+        self._warned: set[type[Any]] = set()
+
+    @property
+    def session(self) -> Session:
+        return self._session
+
+    @property
+    def session_dir(self) -> Path:
+        return self._session_dir
+
+    @property
+    def trace_id(self) -> str:
+        return self._trace_id
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
+
+    def record(
+        self,
+        seq: int,
+        event: str | None,
+        changes: list[dict[str, Any]],
+        unpersisted: tuple[type[Any], ...],
+    ) -> None:
+        """Append one event record (the session calls this under its lock, before applying)."""
+        for slice_type in unpersisted:
+            if slice_type not in self._warned:
+                self._warned.add(slice_type)
+                _log.warning(
+                    "session_slice_not_persisted",
+                    session_id=self._session.session_id,
+                    slice_type=slice_type.__qualname__,
+                    hint="register it with register_slice_type to persist its values, or"
+                    " with register_in_memory_slice_type if it is meant to stay in memory",
+                )
+        if not changes:
+            return
+        fd = self._require_open()
+        path = self._session_dir / EVENTS_FILE
+        if os.fstat(fd).st_size != self._size:
+            raise SessionStaleError(
+                f"{path} changed under this attachment (another process wrote to it); event"
+                f" {seq} was refused and nothing was applied: close this attachment, load the"
+                " session again and re-apply the change"
+            )
+        record = self._header(seq, "event") | {"event": event, "changes": redact_value(changes)}
+        line, checksum = encode_record(record, self._head[1] if self._size else "")
+        try:
+            _write_all(fd, line)
+        except OSError as exc:
+            # Cut a partial line off so the log stays a sequence of whole records.
+            os.ftruncate(fd, self._size)
+            raise SessionError(
+                f"could not append event {seq} to {path}: {exc}; nothing was applied"
+            ) from exc
+        self._size += len(line)
+        self._head = (seq, checksum)
+        self._unsynced += 1
+        policy = self._fsync
+        if policy.mode == "every_event" or (
+            policy.mode == "every_n" and self._unsynced >= policy.n
+        ):
+            os.fsync(fd)
+            self._unsynced = 0
+
+    def compact(self) -> None:
+        """Write the session's state as base.jsonl (atomically), then empty events.jsonl."""
+        with self._session.changes_held():
+            self._require_open()
+            self._compact()
+            self._write_metadata(status="active", head=self._head)
+
+    def close(self) -> None:
+        """Stop recording: fsync what is pending, mark the session closed, release its lock."""
+        with self._session.changes_held():
+            if self._fd is None:
+                return
+            # The copy in memory is exactly what the files now hold.
+            self._session.detach_recorder(
+                self, stored_log=StoredLog(str(self._session_dir), self._head)
+            )
+            if self._unsynced:
+                os.fsync(self._fd)
+            try:
+                self._write_metadata(status="closed", head=self._head)
+            finally:
+                self.release()
+        self._store._forget(self)
+        _log.info("session_detached", session_id=self._session.session_id, trace_id=self._trace_id)
+
+    def __enter__(self) -> SessionAttachment:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def start(self, *, existing: bool) -> None:
+        """Open the files and write the session's current state as the base (the store calls
+        this once, with the session's changes held, after checking the copy in hand is not
+        stale)."""
+        if existing:
+            self._created_at = read_metadata(self._session_dir / METADATA_FILE).created_at
+        for name in (METADATA_FILE, BASE_FILE):
+            # Holding the directory lock, so no live writer of ours owns these temp files.
+            remove_orphaned_temps(self._session_dir / name)
+        # Metadata first: a directory with metadata but no base is a creation cut short.
+        self._write_metadata(status="active")
+        self._fd = os.open(
+            self._session_dir / EVENTS_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644
+        )
+        self._compact()
+        self._write_metadata(status="active", head=self._head)
+
+    def _compact(self) -> None:
+        fd = self._require_open()
+        # The caller holds the session's changes, so no event falls between this state and
+        # the truncation of events.jsonl below.
+        state = self._session.snapshot()
+        seq, slices = state.seq, state.slices
+        counts: dict[str, int] = {}
+        values: list[dict[str, Any]] = []
+        for slice_type, slice_values in slices.items():
+            name = slice_name(slice_type)
+            if name is None:
+                continue
+            codec = codec_for(slice_type)
+            counts[name] = len(slice_values)
+            header = self._header(seq, "value")
+            for value in slice_values:
+                values.append(header | {"slice": name, "value": redact_value(codec.encode(value))})
+        base = self._header(seq, "base") | {"format": STORE_FORMAT, "slices": counts}
+        header_line, header_checksum = encode_record(base, "")
+        lines = [header_line]
+        prev = header_checksum
+        for record in values:
+            line, prev = encode_record(record, prev)
+            lines.append(line)
+        write_atomically(self._session_dir / BASE_FILE, lines)
+        # The new base already holds every event; if we crash before the truncation, load
+        # skips events whose seq is not above the base's.
+        os.ftruncate(fd, 0)
+        os.fsync(fd)
+        self._size = 0
+        self._unsynced = 0
+        self._head = (seq, header_checksum)
+
+    def _header(self, seq: int, kind: str) -> dict[str, Any]:
+        return {
+            "trace_id": self._trace_id,
+            "session_id": self._session.session_id,
+            "seq": seq,
+            "recorded_at": datetime.now(UTC).isoformat(),
+            "kind": kind,
+        }
+
+    def _write_metadata(
+        self, *, status: Literal["active", "closed"], head: StoreHead | None = None
+    ) -> None:
+        """Write metadata.json; `head` is the last record the files are known to hold (fsynced),
+        so a load can tell a deleted last record from one never written."""
+        parent = self._session.parent
+        document: dict[str, Any] = {
+            "format": STORE_FORMAT,
+            "session_id": self._session.session_id,
+            "workspace_root": str(self._workspace_root),
+            "workspace_id": workspace_id(self._workspace_root),
+            "parent_id": parent.session_id if parent is not None else None,
+            "tags": redact_value(dict(self._session.tags)),
+            "created_at": self._created_at.isoformat(),
+            "updated_at": datetime.now(UTC).isoformat(),
+            "status": status,
+        }
+        if head is not None:
+            document["head"] = {"seq": head[0], "sum": head[1]}
+        text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        write_atomically(self._session_dir / METADATA_FILE, [text.encode("utf-8")])
+
+    def _require_open(self) -> int:
+        if self._fd is None:
+            raise SessionError(
+                f"the store attachment of session {self._session.session_id!r} is closed; "
+                "attach the session again to keep recording it"
+            )
+        return self._fd
+
+    def release(self) -> None:
+        """Close the events file and release the directory lock, without marking the session
+        closed (the store calls this when a start fails)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self._file_lock.release()
+
+
+def acquire_session_lock(session_dir: Path) -> BaseFileLock:
+    """The lock of `session_dir`, taken without waiting; SessionError when someone holds it."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(session_dir / LOCK_FILE)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise SessionError(
+            f"session {session_dir.name!r} is already being recorded (lock {lock.lock_file} is "
+            "held by another attachment or process); close that attachment first"
+        ) from None
+    return lock
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]

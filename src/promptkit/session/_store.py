@@ -1,0 +1,269 @@
+"""SessionStore: durable JSONL persistence of sessions, per workspace, with crash recovery.
+
+Layout under the state root (explicit argument > $PROMPTKIT_HOME > ~/.promptkit):
+
+    workspaces/.gitignore                          "*": git and promptkit's own listings
+                                                   leave the sessions out, wherever the
+                                                   state root is (even inside a workspace)
+    workspaces/<workspace_id>/sessions/<session_id>/metadata.json
+                                                   /base.jsonl    the slices at one seq
+                                                   /events.jsonl  changes after it, appended
+
+A session's state is base plus every event record with a higher seq, applied in seq order.
+Records hold the *changes* an event made (values appended, or a slice's new contents), never the
+reducer that made them, so loading needs no reducers. The record format and its checksum chain
+are in `promptkit.session._records`; appending is `promptkit.session._attachment`.
+
+A loaded session remembers the last record it was loaded at. Attaching it again after the
+stored log moved on (another process appended) is refused with `SessionStaleError`: writing the
+copy in hand as the new base would drop those events.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from pathlib import Path
+from types import TracebackType
+
+from promptkit.durable import write_atomically
+from promptkit.errors import SessionError, SessionStaleError
+from promptkit.logging import get_logger
+from promptkit.names import require_key
+from promptkit.session._attachment import FsyncPolicy, SessionAttachment, acquire_session_lock
+from promptkit.session._records import (
+    BASE_FILE,
+    EVENTS_FILE,
+    METADATA_FILE,
+    StoredSession,
+    check_head,
+    read_base,
+    read_metadata,
+    replay_events,
+    stored_head,
+    workspace_id,
+)
+from promptkit.session._session import Session, StoredLog
+
+__all__ = [
+    "FsyncPolicy",
+    "SessionAttachment",
+    "SessionStore",
+    "StoredSession",
+    "resolve_state_root",
+    "workspace_id",
+]
+
+_log = get_logger("promptkit.session")
+
+_EVERY_EVENT = FsyncPolicy()
+
+
+def resolve_state_root(state_root: Path | str | None = None) -> Path:
+    """The state root: `state_root` if given, else $PROMPTKIT_HOME, else ~/.promptkit."""
+    chosen = state_root if state_root is not None else os.environ.get("PROMPTKIT_HOME") or None
+    path = Path(chosen) if chosen is not None else Path.home() / ".promptkit"
+    return path.expanduser().resolve()
+
+
+class SessionStore:
+    """Persists sessions under a state root; see the module docstring for the layout."""
+
+    def __init__(
+        self, state_root: Path | str | None = None, *, fsync: FsyncPolicy = _EVERY_EVENT
+    ) -> None:
+        self._state_root = resolve_state_root(state_root)
+        self._fsync = fsync
+        self._lock = threading.Lock()
+        self._attachments: list[SessionAttachment] = []
+
+    @property
+    def state_root(self) -> Path:
+        return self._state_root
+
+    @property
+    def fsync(self) -> FsyncPolicy:
+        return self._fsync
+
+    def session_dir(self, workspace_root: Path | str, session_id: str) -> Path:
+        """Where session `session_id` of `workspace_root` lives; the id is checked first."""
+        require_key(session_id, what="session id", error=SessionError)
+        return self._sessions_dir(workspace_root) / session_id
+
+    def attach(
+        self, session: Session, workspace_root: Path | str, *, trace_id: str | None = None
+    ) -> SessionAttachment:
+        """Record every later change of `session` under `workspace_root` until closed.
+
+        The current state is written as the new base first (so a session that already holds
+        values, or was loaded, starts complete). A stored session with the same id can only be
+        continued by the session `load` returned for it, and only while the stored log is
+        still where that copy was loaded (`SessionStaleError` otherwise); anything else is
+        refused rather than overwritten. `trace_id` (key rule; default a fresh random id) marks
+        every record written through this attachment.
+        """
+        trace = (
+            uuid.uuid4().hex
+            if trace_id is None
+            else require_key(trace_id, what="trace id", error=SessionError)
+        )
+        root = Path(workspace_root).expanduser().resolve()
+        session_dir = self.session_dir(root, session.session_id)
+
+        def start() -> SessionAttachment:
+            # Called with the session's changes held, so the base it writes is its state.
+            session_dir.mkdir(parents=True, exist_ok=True)
+            _ignore_in_listings(self._state_root / "workspaces")
+            attachment = SessionAttachment(
+                store=self,
+                session=session,
+                workspace_root=root,
+                session_dir=session_dir,
+                trace_id=trace,
+                file_lock=acquire_session_lock(session_dir),
+            )
+            try:
+                stored = any((session_dir / name).exists() for name in (METADATA_FILE, BASE_FILE))
+                if stored:
+                    _require_current(session, session_dir)
+                attachment.start(existing=stored)
+            except BaseException:
+                attachment.release()
+                raise
+            return attachment
+
+        attachment = session.attach_recorder(start)
+        with self._lock:
+            self._attachments.append(attachment)
+        _log.info(
+            "session_attached",
+            session_id=session.session_id,
+            path=str(session_dir),
+            trace_id=trace,
+        )
+        return attachment
+
+    def compact(self, session: Session) -> None:
+        """Rewrite `session`'s base.jsonl atomically with its current state; empty events.jsonl."""
+        with self._lock:
+            found = [a for a in self._attachments if a.session is session]
+        if not found:
+            raise SessionError(
+                f"session {session.session_id!r} is not attached to this store; "
+                "attach it before compacting"
+            )
+        found[0].compact()
+
+    def load(self, workspace_root: Path | str, session_id: str) -> Session:
+        """Rebuild session `session_id` of `workspace_root` from base plus events in seq order.
+
+        A torn last line of events.jsonl (a crash mid-append) is skipped with a warning; any
+        other damaged record, or one altered, deleted or moved after it was written, raises
+        SessionCorruptError naming file:line. Slice names must be registered in this process.
+        Reducers are code, not data: register them again on the returned session before
+        dispatching more events.
+        """
+        session_dir = self.session_dir(workspace_root, session_id)
+        if not session_dir.is_dir():
+            raise SessionError(
+                f"no stored session {session_id!r} for workspace {Path(workspace_root)} "
+                f"(looked in {session_dir})"
+            )
+        metadata = read_metadata(session_dir / METADATA_FILE)
+        base, slices = read_base(session_dir / BASE_FILE, session_id)
+        head = replay_events(session_dir / EVENTS_FILE, session_id, base, slices)
+        check_head(head, metadata.head, session_dir)
+        return Session.restore(
+            session_id=session_id,
+            tags=metadata.tags,
+            seq=head[0],
+            slices=slices,
+            stored_log=StoredLog(str(session_dir), head),
+        )
+
+    def sessions(self, workspace_root: Path | str) -> tuple[StoredSession, ...]:
+        """The stored sessions of `workspace_root`, most recently active first."""
+        sessions_dir = self._sessions_dir(workspace_root)
+        if not sessions_dir.is_dir():
+            return ()
+        found = []
+        for entry in sessions_dir.iterdir():
+            metadata_path = entry / METADATA_FILE
+            # Directories we did not create (bad names, no metadata) are not sessions.
+            if not (entry.is_dir() and _is_key(entry.name) and metadata_path.is_file()):
+                continue
+            found.append(read_metadata(metadata_path))
+        return tuple(sorted(found, key=lambda s: (s.last_activity, s.session_id), reverse=True))
+
+    def latest(self, workspace_root: Path | str) -> Session | None:
+        """The most recently active stored session of `workspace_root`, loaded; None if none."""
+        stored = self.sessions(workspace_root)
+        return self.load(workspace_root, stored[0].session_id) if stored else None
+
+    def close(self) -> None:
+        """Close every attachment made through this store (fsync, unlock, status 'closed')."""
+        with self._lock:
+            attachments = list(self._attachments)
+        for attachment in attachments:
+            attachment.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _sessions_dir(self, workspace_root: Path | str) -> Path:
+        return self._state_root / "workspaces" / workspace_id(workspace_root) / "sessions"
+
+    def _forget(self, attachment: SessionAttachment) -> None:
+        with self._lock:
+            if attachment in self._attachments:
+                self._attachments.remove(attachment)
+
+
+_IGNORE_EVERYTHING = (
+    "# Written by promptkit: session files are state, not source; tools that honour"
+    " .gitignore\n# (git, and promptkit's workspace listings) leave them out.\n*\n"
+)
+
+
+def _ignore_in_listings(folder: Path) -> None:
+    """Put a `.gitignore` that ignores everything in `folder` (only promptkit writes there), so a
+    state root inside a workspace never shows in its listing, digest or fingerprint."""
+    marker = folder / ".gitignore"
+    if not marker.exists():
+        write_atomically(marker, _IGNORE_EVERYTHING)
+
+
+def _require_current(session: Session, session_dir: Path) -> None:
+    """Refuse to attach `session` over a stored session it is not the latest copy of."""
+    in_hand = session.stored_log
+    if in_hand is None or in_hand.location != str(session_dir):
+        raise SessionError(
+            f"session {session.session_id!r} already exists in {session_dir}; "
+            f"continue it with store.load(workspace_root, {session.session_id!r}) "
+            "or give this session another id"
+        )
+    on_disk = stored_head(session_dir)
+    if on_disk is not None and on_disk != in_hand.head:
+        raise SessionStaleError(
+            f"session {session.session_id!r} in {session_dir} moved past the copy in hand: the"
+            f" stored log ends at seq {on_disk[0]}, this copy was loaded at seq {in_hand.head[0]}."
+            " Attaching it would drop the newer events; load the session again"
+            f" (store.load(workspace_root, {session.session_id!r})) and re-apply your changes"
+        )
+
+
+def _is_key(name: str) -> bool:
+    try:
+        require_key(name, what="session id", error=SessionError)
+    except SessionError:
+        return False
+    return True
