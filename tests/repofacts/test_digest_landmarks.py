@@ -211,12 +211,12 @@ def test_ci_lines_with_shell_expansions_are_not_shown(tmp_path: Path, write: Wri
 
 
 def test_the_top_level_line_names_only_files_not_named_above(tmp_path: Path, write: Writer) -> None:
-    write_all(write, tmp_path, {"README.md": "# Shop\n", "flake.nix": "{}\n"})
+    write_all(write, tmp_path, {"README.md": "# Shop\n", "VERSION": "1.0\n"})
 
     digest = digest_of(tmp_path)
 
     assert "- Docs and config: `README.md`" in digest
-    assert "- Top level: 2 files; besides docs and config: `flake.nix`" in digest
+    assert "- Top level: 2 files; besides docs and config: `VERSION`" in digest
 
 
 CI_DISPATCHER = """\

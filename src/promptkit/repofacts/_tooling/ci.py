@@ -276,6 +276,8 @@ def is_ci_file(relative: str) -> bool:
     action of the repository's own (`.github/actions/<name>/action.yml`)."""
     if relative in _CI_FILES:
         return True
+    if relative[:1] != ".":
+        return False  # the cheap test first: every CI folder is hidden
     directory, _, name = relative.rpartition("/")
     if not name.endswith((".yml", ".yaml")):
         return False

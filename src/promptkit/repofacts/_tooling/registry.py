@@ -121,6 +121,7 @@ _PRESENCE_SUFFIXES: tuple[tuple[str, _PresenceParser], ...] = (
     (".csproj", parse_dotnet),
     (".fsproj", parse_dotnet),
 )
+_XCODE_MARKERS = ("project.pbxproj", "contents.xcworkspacedata")
 # Folders of other people's code, kept in the tree.
 _VENDORED = frozenset(
     {"vendor", "vendored", "third_party", "third-party", "thirdparty", "3rdparty", "external",
@@ -146,7 +147,11 @@ def config_files(paths: list[str]) -> list[str]:
     """The configuration files among `paths`, shallowest first."""
     # Every configuration file is at most one folder deep (the script folders are top-level;
     # an Xcode bundle's marker file is one deeper than the bundle).
-    candidates = [path for path in paths if path.count("/") <= 2 and _is_config_file(path)]
+    candidates = [
+        path
+        for path in paths
+        if (path.count("/") <= 1 or path.endswith(_XCODE_MARKERS)) and _is_config_file(path)
+    ]
     skipped = _platform_folders(paths)
     return sorted(
         (path for path in candidates if path.partition("/")[0] not in skipped),
@@ -160,7 +165,7 @@ def parse_config_file(collector: ToolingCollector, relative: str) -> None:
     if directory in SCRIPT_DIRECTORIES:
         parse_script_entry_point(collector, name, relative, directory)
         return
-    if name in ("project.pbxproj", "contents.xcworkspacedata"):
+    if name in _XCODE_MARKERS:
         parse_xcode(collector, name, relative, directory.rpartition("/")[0])
         return
     presence = _PRESENCE_PARSERS.get(name) or _by_suffix(name, _PRESENCE_SUFFIXES)
@@ -187,7 +192,7 @@ def _is_config_file(relative: str) -> bool:
         return _looks_runnable(name)
     if name == "config.toml":
         return directory == ".cargo"
-    if name in ("project.pbxproj", "contents.xcworkspacedata"):
+    if name in _XCODE_MARKERS:
         return directory.endswith((".xcodeproj", ".xcworkspace")) and directory.count("/") <= 1
     if relative.count("/") > 1 or directory.partition("/")[0] in _VENDORED:
         return False
