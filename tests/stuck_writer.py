@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from promptkit.durable import write_atomically
+from promptkit._durable import write_atomically
 
 
 def chunks():

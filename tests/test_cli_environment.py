@@ -1,5 +1,5 @@
 """Environment failures in the CLI and the REPL: one line on stderr saying what and where, the
-documented exit status (promptkit.failures), no traceback, and the files already there
+documented exit status (promptkit._failures), no traceback, and the files already there
 left exactly as they were. Each case is a real `python -m promptkit` process in a real
 environment: a file-size limit (RLIMIT_FSIZE) stands in for a full disk, and a test running as
 root drops the capabilities that let root ignore file permissions."""
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from promptkit.failures import (
+from promptkit._failures import (
     EXIT_IO,
     EXIT_NOT_FOUND,
     EXIT_NOT_UTF8,

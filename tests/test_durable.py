@@ -1,4 +1,4 @@
-"""promptkit.durable.write_atomically: whole replacement, permissions, no leftovers."""
+"""promptkit._durable.write_atomically: whole replacement, permissions, no leftovers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from promptkit.durable import write_atomically
+from promptkit._durable import write_atomically
 
 
 def _mode(path: Path) -> int:

@@ -15,7 +15,7 @@ USER_FILE = """
 from dataclasses import dataclass
 
 import promptkit
-from promptkit import Prompt, Session
+from promptkit import MarkdownSection, Prompt, Session, Tool, ToolContext, ToolResult
 from promptkit.adapters import OpenAIAdapter
 
 
@@ -24,17 +24,47 @@ class Review:
     verdict: str
 
 
+@dataclass(frozen=True)
+class Repo:
+    name: str
+
+
+@dataclass(frozen=True)
+class FilePath:
+    path: str
+
+
+def read_file(params: FilePath, context: ToolContext[Repo]) -> ToolResult:
+    return ToolResult(message=context.deps.name)
+
+
 promptkit.WorkspaceDigestSectoin
 reviewing = Prompt(ns="demo", key="review", output_type=Review)
 plain = Prompt(ns="demo", key="plain")
+reader = Tool(name="read", description="Read.", params_type=FilePath, handler=read_file)
+repo_review = Prompt(
+    ns="demo",
+    key="repo",
+    sections=(MarkdownSection(title="T", key="t", template="Review.", tools=(reader,)),),
+    output_type=Review,
+    deps_type=Repo,
+)
 reveal_type(reviewing)
 reveal_type(plain)
+reveal_type(reader)
+reveal_type(repo_review)
 reveal_type(OpenAIAdapter(model="m").evaluate(reviewing, session=Session()).output)
 adapter = OpenAIAdapter(model="m")
 adapter.evaluate(plain, session=Session(), max_tool_round=3)
 adapter.stream(plain, session=Session(), max_tool_rounds="3")
 for event in adapter.stream(reviewing, session=Session(), deadline=5.0, output_retries=0):
     reveal_type(event)
+adapter.evaluate(repo_review, session=Session(), deps=Repo("flask"))
+adapter.evaluate(repo_review, session=Session(), deps="oops")
+adapter.evaluate(repo_review, session=Session())
+adapter.evaluate(plain, session=Session(), deps=Repo("flask"))
+annotated: Prompt[Review] = repo_review
+adapter.evaluate(annotated, session=Session(), deps=Repo("flask"))
 """
 
 
@@ -64,7 +94,7 @@ def test_a_misspelt_top_level_name_is_a_type_error(mypy_report: list[str]) -> No
 def test_a_prompt_with_an_output_type_is_inferred_as_prompt_of_that_type(
     mypy_report: list[str],
 ) -> None:
-    assert 'note: Revealed type is "promptkit.prompt.prompt.Prompt[user_code.Review]"' in (
+    assert 'note: Revealed type is "promptkit.prompt._prompt.Prompt[user_code.Review, None]"' in (
         mypy_report
     )
 
@@ -72,7 +102,23 @@ def test_a_prompt_with_an_output_type_is_inferred_as_prompt_of_that_type(
 def test_a_prompt_without_an_output_type_is_inferred_as_prompt_of_none(
     mypy_report: list[str],
 ) -> None:
-    assert 'note: Revealed type is "promptkit.prompt.prompt.Prompt[None]"' in mypy_report
+    assert 'note: Revealed type is "promptkit.prompt._prompt.Prompt[None, None]"' in mypy_report
+
+
+def test_a_tool_takes_its_deps_type_from_its_handlers_context(mypy_report: list[str]) -> None:
+    assert (
+        'note: Revealed type is "promptkit.prompt._tool.Tool[user_code.FilePath, user_code.Repo]"'
+        in mypy_report
+    )
+
+
+def test_a_prompt_with_a_deps_type_is_inferred_as_prompt_of_those_deps(
+    mypy_report: list[str],
+) -> None:
+    assert (
+        'note: Revealed type is "promptkit.prompt._prompt.Prompt[user_code.Review, user_code.Repo]"'
+        in mypy_report
+    )
 
 
 def test_evaluate_output_is_typed_from_the_prompt(mypy_report: list[str]) -> None:
@@ -80,12 +126,23 @@ def test_evaluate_output_is_typed_from_the_prompt(mypy_report: list[str]) -> Non
 
 
 MISSPELT_OPTION = (
-    'error: Unexpected keyword argument "max_tool_round" for "evaluate" of "WireAdapter"; did you'
-    ' mean "max_tool_rounds"?  [call-arg]'
+    'error: Unexpected keyword argument "max_tool_round" for overloaded function "evaluate" of'
+    ' "WireAdapter"; did you mean "max_tool_rounds"?  [call-overload]'
+)
+MISSPELT_OPTION_OVERLOADS = (
+    'error: No overload variant of "evaluate" of "WireAdapter" matches argument types'
+    ' "Prompt[None, None]", "Session", "int"  [call-overload]'
 )
 MISTYPED_OPTION = (
-    'error: Argument "max_tool_rounds" to "stream" of "WireAdapter" has incompatible type "str";'
-    ' expected "int"  [arg-type]'
+    'error: No overload variant of "stream" of "WireAdapter" matches argument types'
+    ' "Prompt[None, None]", "Session", "str"  [call-overload]'
+)
+WRONG_DEPS = (
+    'error: Cannot infer value of type parameter "DepsT" of "evaluate" of "WireAdapter"  [misc]'
+)
+FORGOTTEN_DEPS = (
+    'error: Argument 1 to "evaluate" of "WireAdapter" has incompatible type "Prompt[Review,'
+    ' Repo]"; expected "Prompt[Review, None]"  [arg-type]'
 )
 
 
@@ -93,8 +150,11 @@ def test_a_misspelt_call_option_is_a_type_error(mypy_report: list[str]) -> None:
     assert MISSPELT_OPTION in mypy_report
 
 
-def test_a_call_option_of_the_wrong_type_is_a_type_error(mypy_report: list[str]) -> None:
-    assert MISTYPED_OPTION in mypy_report
+def test_a_call_option_of_the_wrong_type_is_a_type_error_listing_the_options(
+    mypy_report: list[str],
+) -> None:
+    index = mypy_report.index(MISTYPED_OPTION)
+    assert "max_tool_rounds: int = ..." in mypy_report[index + 2]
 
 
 def test_stream_events_carry_the_prompts_output_type(mypy_report: list[str]) -> None:
@@ -105,9 +165,25 @@ def test_stream_events_carry_the_prompts_output_type(mypy_report: list[str]) -> 
     )
 
 
+def test_deps_of_another_type_than_the_prompts_are_a_type_error(mypy_report: list[str]) -> None:
+    assert WRONG_DEPS in mypy_report
+
+
+def test_forgotten_deps_of_a_prompt_that_needs_them_are_a_type_error(
+    mypy_report: list[str],
+) -> None:
+    assert FORGOTTEN_DEPS in mypy_report
+
+
 def test_the_user_file_has_no_other_type_error(mypy_report: list[str]) -> None:
+    """The right deps pass, and so does anything for a prompt annotated without a deps type
+    (`Prompt[Review]` keeps meaning what it meant before deps were typed)."""
     assert [line for line in mypy_report if line.startswith("error")] == [
         'error: Module has no attribute "WorkspaceDigestSectoin"  [attr-defined]',
         MISSPELT_OPTION,
+        MISSPELT_OPTION_OVERLOADS,
         MISTYPED_OPTION,
+        WRONG_DEPS,
+        FORGOTTEN_DEPS,
+        WRONG_DEPS,
     ]

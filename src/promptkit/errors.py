@@ -60,6 +60,11 @@ class PromptRenderError(UsageError, ValueError):
     """A prompt could not be rendered with the params it was given."""
 
 
+class DepsError(UsageError, TypeError):
+    """A call passed deps its prompt's tools cannot use: none where a tool needs them, or a
+    value of another type than the prompt declares. Raised before anything is sent."""
+
+
 class SessionError(UsageError, ValueError):
     """A session operation was refused: unknown slice, unserialisable value, bad id."""
 

@@ -42,7 +42,7 @@ def count(params: Item, context: ToolContext[Shelf]) -> ToolResult:
     return ToolResult(message=str(context.deps.counts[params.name]))
 
 
-PROMPT: Prompt[Count] = Prompt(
+PROMPT: Prompt[Count, Shelf] = Prompt(
     ns="tests/app",
     key="stock",
     sections=(
@@ -55,7 +55,9 @@ PROMPT: Prompt[Count] = Prompt(
         ),
     ),
     output_type=Count,
+    deps_type=Shelf,
 )
+SHELF = Shelf({"bolts": 12})
 
 
 def client_of(server: FakeProviderServer) -> openai.OpenAI:
@@ -65,6 +67,7 @@ def client_of(server: FakeProviderServer) -> openai.OpenAI:
 def app_of(server: FakeProviderServer, tmp_path: Path, **binding: object) -> App:
     adapter = OpenAIAdapter(model="gpt-4.1-mini", client=client_of(server))
     store = LocalPromptOverridesStore(tmp_path / "overrides")
+    binding.setdefault("deps", SHELF)
     return App(adapter=adapter, overrides=store, **binding)  # type: ignore[arg-type]
 
 
@@ -102,7 +105,7 @@ def test_a_calls_own_tag_wins_over_the_apps(server: FakeProviderServer, tmp_path
 def test_the_apps_deps_reach_tool_handlers_unless_a_call_passes_its_own(
     server: FakeProviderServer, tmp_path: Path
 ) -> None:
-    app = app_of(server, tmp_path, deps=Shelf({"bolts": 12}))
+    app = app_of(server, tmp_path, deps=SHELF)
     server.enqueue(
         Reply.tool_calls(ToolCall("count", {"name": "bolts"})),
         Reply.json({"count": 12}),
@@ -176,7 +179,7 @@ def test_aevaluate_and_astream_pass_the_binding_on(
             api_key="sk-test-app", base_url=server.openai_base_url, max_retries=0
         ) as client:
             adapter = OpenAIAdapter(model="gpt-4.1-mini", async_client=client)
-            app = App(adapter=adapter, overrides=store, tag="canary")
+            app = App(adapter=adapter, overrides=store, tag="canary", deps=SHELF)
             first = await app.aevaluate(PROMPT)
             events = [event async for event in app.astream(PROMPT)]
         last = events[-1]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from promptkit.digest import set_workspace_digest
-from promptkit.digest.export import BLOCK_BEGIN, BLOCK_END, with_digest_block
+from promptkit.digest._export import BLOCK_BEGIN, BLOCK_END, with_digest_block
 from promptkit.errors import WorkspaceError
 from promptkit.session import Session, SessionStore
 

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
+from promptkit._names import is_valid_key
 from promptkit.digest import (
     DIGEST_SLICE_NAME,
     WorkspaceDigest,
@@ -14,7 +15,6 @@ from promptkit.digest import (
 )
 from promptkit.errors import SessionError, WorkspaceError
 from promptkit.hostfiles import describe_workspace
-from promptkit.names import is_valid_key
 from promptkit.session import Session, SessionStore
 
 

@@ -260,9 +260,9 @@ def test_status_finds_a_prompt_by_entry_point_name(git_repo: Path, tmp_path: Pat
     ("reference", "message"),
     [
         ("no_such_module:PROMPT", "cannot import 'no_such_module'"),
-        ("promptkit.discovery.workspace:MISSING", "has no attribute 'MISSING'"),
+        ("promptkit.discovery:MISSING", "has no attribute 'MISSING'"),
         (
-            "promptkit.discovery.workspace:DEFAULT_PROMPT_REFERENCE",
+            "promptkit.discovery:DEFAULT_PROMPT_REFERENCE",
             "is a str, not a Prompt or a function that returns one",
         ),
         ("unknown-name", "no prompt 'unknown-name' among the promptkit.prompts entry points"),

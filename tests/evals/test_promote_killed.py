@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from types import ModuleType
 
-from promptkit.durable import write_atomically
+from promptkit._durable import write_atomically
 from promptkit.evals import Case, Dataset, ExactMatch, run_evaluation
 from promptkit.overrides import LocalPromptOverridesStore, OverridesSnapshot, check_overrides
 from promptkit.testing import FakeProviderServer, reply_script_from

@@ -14,7 +14,7 @@ import pytest
 
 from promptkit.adapters import ProviderAdapter
 from promptkit.cli import main
-from promptkit.discovery.workspace import bind_workspace
+from promptkit.discovery import bind_workspace
 from promptkit.optimize import choose_digest_writer, optimize_workspace_digest
 from promptkit.repl import Progress
 from promptkit.session import Session

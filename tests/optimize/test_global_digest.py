@@ -182,7 +182,7 @@ def test_a_session_digest_shadowing_a_reviewed_override_is_reported(
 def test_the_repl_asks_before_replacing_an_operator_digest(
     repo: Path, tmp_path: Path, answer: str, replaced: bool
 ) -> None:
-    from promptkit.discovery.workspace import workspace_prompt
+    from promptkit.discovery import workspace_prompt
 
     _curate(repo)
     setup = ReplSetup(

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from promptkit._names import KEY_PATTERN, is_valid_key
 from promptkit.adapters import ProviderAdapter
 from promptkit.digest import latest_workspace_digest, set_workspace_digest
 from promptkit.errors import DigestRejectedError, OptimizationError
-from promptkit.names import KEY_PATTERN, is_valid_key
 from promptkit.optimize import OptimizationScope
 from promptkit.optimize.model_writer import optimization_prompt
 from promptkit.optimize.target import prepare_optimization

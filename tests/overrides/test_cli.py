@@ -318,7 +318,7 @@ def broken():
 
 
 def test_check_accepts_a_factory_of_session_and_workspace(project: Path) -> None:
-    workspace_prompt = "promptkit.discovery.workspace:workspace_prompt"
+    workspace_prompt = "promptkit.discovery:workspace_prompt"
     seeded = run_promptkit("overrides", "seed", "--prompt", workspace_prompt, cwd=project)
 
     result = run_promptkit("overrides", "check", "--prompt", workspace_prompt, cwd=project)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from promptkit import Prompt, TextSection
+from promptkit._names import is_valid_key
 from promptkit.errors import OverridesError
-from promptkit.names import is_valid_key
 from promptkit.overrides import LocalPromptOverridesStore
 
 from .conftest import review_prompt, stored

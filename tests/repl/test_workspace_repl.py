@@ -43,7 +43,7 @@ def openai_choice(server: FakeProviderServer) -> Iterator[WriterChoice]:
 
 
 def setup_for(repo: Path, state_dir: Path, choice: WriterChoice, source: Any = None) -> ReplSetup:
-    from promptkit.discovery.workspace import workspace_prompt
+    from promptkit.discovery import workspace_prompt
 
     return ReplSetup(
         workspace=repo,

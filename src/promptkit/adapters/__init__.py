@@ -42,8 +42,10 @@ if TYPE_CHECKING:
         DEFAULT_MAX_TOOL_ROUNDS as DEFAULT_MAX_TOOL_ROUNDS,
         DEFAULT_OUTPUT_RETRIES as DEFAULT_OUTPUT_RETRIES,
         DEFAULT_OVERRIDES_TAG as DEFAULT_OVERRIDES_TAG,
+        DEFAULT_TOOL_CONCURRENCY as DEFAULT_TOOL_CONCURRENCY,
         DEFAULT_USER_MESSAGE as DEFAULT_USER_MESSAGE,
         CallOptions as CallOptions,
+        CallOptionsWithDeps as CallOptionsWithDeps,
     )
     from promptkit.adapters._provider import ProviderAdapter as ProviderAdapter
     from promptkit.adapters._record import (
@@ -86,7 +88,6 @@ if TYPE_CHECKING:
         WireApi as WireApi,
         WireConversation as WireConversation,
     )
-    from promptkit.durable import write_atomically as write_atomically
 else:
     from promptkit._lazy import lazy_exports
 
@@ -120,8 +121,10 @@ else:
                 "DEFAULT_MAX_TOOL_ROUNDS",
                 "DEFAULT_OUTPUT_RETRIES",
                 "DEFAULT_OVERRIDES_TAG",
+                "DEFAULT_TOOL_CONCURRENCY",
                 "DEFAULT_USER_MESSAGE",
                 "CallOptions",
+                "CallOptionsWithDeps",
             ),
             "promptkit.adapters._provider": ("ProviderAdapter",),
             "promptkit.adapters._record": (
@@ -162,6 +165,5 @@ else:
                 "WireApi",
                 "WireConversation",
             ),
-            "promptkit.durable": ("write_atomically",),
         },
     )

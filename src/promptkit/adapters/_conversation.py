@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from promptkit._names import require_key
 from promptkit.errors import ArgumentTypeError, ArgumentValueError, SessionError
-from promptkit.names import require_key
 from promptkit.session import Session, register_slice_type
 
 Role = Literal["user", "assistant", "tool"]

@@ -2,17 +2,24 @@
 the response, `stream` and `astream` yield events as things happen.
 
 `drive` is written once and, like the tool loop it runs, does no I/O: it renders the prompt,
-turns the loop's steps into effects (send a request, receive a streamed reply, run a tool) and,
-when streaming, into events, records the call's success or failure, and ends with
+turns the loop's steps into effects (send a request, receive a streamed reply, run tool calls)
+and, when streaming, into events, records the call's success or failure, and ends with
 `ResponseCompleted`. `run_blocking` and `run_async` only perform the effects, blocking or with
 asyncio, and pass the events on; an effect that fails is thrown back into `drive`, so a failure
 is recorded wherever it happens. `evaluate` is `run_blocking` of a drive that streams nothing,
 read to its last event.
+
+Tool calls the loop lets overlap run at once, at most its `concurrency`: on worker threads when
+blocking (an `async def` handler on an event loop of its own there), as tasks on the event loop
+with asyncio (a plain handler on a worker thread). Their results go back in the reply's order.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
 
@@ -24,8 +31,9 @@ from promptkit.adapters._events import (
     ToolCallStarted,
     UsageReported,
 )
-from promptkit.adapters._loop import RunTool, SendRequest
+from promptkit.adapters._loop import RunTool, RunTools, SendRequest
 from promptkit.adapters._response import PromptResponse
+from promptkit.adapters._tools import ExecutedCall
 from promptkit.adapters._transport import Transport
 from promptkit.adapters._wire_api import ModelTurn, StreamDecoder
 from promptkit.errors import ProviderError
@@ -51,7 +59,7 @@ class Receive:
     decoder: StreamDecoder
 
 
-Effect: TypeAlias = Send | Receive | RunTool
+Effect: TypeAlias = Send | Receive | RunTools
 Drive: TypeAlias = Generator[Effect | StreamEvent[OutputT], Any, None]
 
 
@@ -76,14 +84,15 @@ def drive(
                 except StopIteration as finished:
                     turn: ModelTurn = finished.value
                     break
-                if isinstance(step, RunTool):
+                if isinstance(step, RunTools):
                     if streamed:
-                        yield ToolCallStarted(
-                            step.call.call_id, step.call.name, step.call.arguments
-                        )
+                        for run_tool in step.calls:
+                            call = run_tool.call
+                            yield ToolCallStarted(call.call_id, call.name, call.arguments)
                     reply = yield step
                     if streamed:
-                        yield ToolCallFinished(reply.record)
+                        for executed in reply:
+                            yield ToolCallFinished(executed.record)
                 elif streamed:
                     decoder = transport.api.stream_decoder()
                     yield Receive(transport, step, decoder)
@@ -120,8 +129,8 @@ def run_blocking(effects: Drive[OutputT]) -> Iterator[StreamEvent[OutputT]]:
                     reply = item.transport.send(item.step)
                 elif isinstance(item, Receive):
                     yield from item.transport.receive(item.step, item.decoder)
-                elif isinstance(item, RunTool):
-                    reply = item.run()
+                elif isinstance(item, RunTools):
+                    reply = run_tools(item)
                 else:
                     yield item
             except GeneratorExit:
@@ -150,8 +159,8 @@ async def run_async(effects: Drive[OutputT]) -> AsyncIterator[StreamEvent[Output
                 elif isinstance(item, Receive):
                     async for delta in item.transport.areceive(item.step, item.decoder):
                         yield delta
-                elif isinstance(item, RunTool):
-                    reply = await item.arun()
+                elif isinstance(item, RunTools):
+                    reply = await arun_tools(item)
                 else:
                     yield item
             except GeneratorExit:
@@ -160,6 +169,35 @@ async def run_async(effects: Drive[OutputT]) -> AsyncIterator[StreamEvent[Output
                 failure = error
     finally:
         effects.close()
+
+
+def run_tools(step: RunTools) -> list[ExecutedCall]:
+    """`step`'s calls run blocking: on this thread when it is one, else on worker threads,
+    each in a copy of this thread's context (so its spans and log context carry over)."""
+    if len(step.calls) == 1 or step.concurrency == 1:
+        return [run_tool.run() for run_tool in step.calls]
+    workers = min(step.concurrency, len(step.calls))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="promptkit-tool") as pool:
+        futures = [
+            pool.submit(contextvars.copy_context().run, run_tool.run) for run_tool in step.calls
+        ]
+        return [future.result() for future in futures]
+
+
+async def arun_tools(step: RunTools) -> list[ExecutedCall]:
+    """`step`'s calls awaited, at most `concurrency` at once; when one raises, the others are
+    cancelled."""
+    if len(step.calls) == 1:
+        return [await step.calls[0].arun()]
+    slots = asyncio.Semaphore(step.concurrency)
+
+    async def bounded(run_tool: RunTool) -> ExecutedCall:
+        async with slots:
+            return await run_tool.arun()
+
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(bounded(run_tool)) for run_tool in step.calls]
+    return [task.result() for task in tasks]
 
 
 def last_response(events: Iterable[StreamEvent[OutputT]]) -> PromptResponse[OutputT]:

@@ -14,6 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from promptkit._durable import write_atomically
+from promptkit._jsonable import json_ready
 from promptkit.adapters._conversation import (
     check_messages,
     conversation_messages,
@@ -27,6 +29,7 @@ from promptkit.adapters._options import (
     DEFAULT_MAX_TOOL_ROUNDS,
     DEFAULT_OUTPUT_RETRIES,
     DEFAULT_OVERRIDES_TAG,
+    DEFAULT_TOOL_CONCURRENCY,
     DEFAULT_USER_MESSAGE,
     CallOptions,
 )
@@ -41,7 +44,6 @@ from promptkit.adapters._settings import ModelSettings
 from promptkit.adapters._tracing import EvaluationTrace
 from promptkit.adapters._transport import Transport
 from promptkit.adapters._wire_api import ModelTurn, WireApi
-from promptkit.durable import write_atomically
 from promptkit.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -50,7 +52,6 @@ from promptkit.errors import (
     OutputParseError,
     OutputTruncatedError,
 )
-from promptkit.jsonable import json_ready
 from promptkit.logging import get_logger
 from promptkit.prompt import Prompt, RenderedPrompt, parse_structured_output
 from promptkit.secrets import redact_secrets
@@ -74,9 +75,9 @@ class Evaluation(Generic[OutputT]):
     def __init__(
         self,
         adapter: WireAdapter,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, Any],
         session: Session,
-        options: CallOptions,
+        options: CallOptions[Any],
         *,
         method: str,
     ) -> None:
@@ -113,6 +114,14 @@ class Evaluation(Generic[OutputT]):
             raise ArgumentValueError(
                 "user_message must be a non-empty string (or None for the default)"
             )
+        tool_concurrency = options.get("tool_concurrency", DEFAULT_TOOL_CONCURRENCY)
+        if isinstance(tool_concurrency, bool) or not isinstance(tool_concurrency, int):
+            raise ArgumentTypeError(f"tool_concurrency must be an int, got {tool_concurrency!r}")
+        if tool_concurrency < 1:
+            raise ArgumentValueError(f"tool_concurrency must be 1 or more, got {tool_concurrency}")
+        deps = options.get("deps")
+        # Before anything is rendered or sent: a tool must never be told to run without them.
+        prompt.require_deps(deps)
         output_dir = options.get("output_dir")
         prices = options.get("prices")
         if prices is not None and not isinstance(prices, PriceTable):
@@ -132,7 +141,8 @@ class Evaluation(Generic[OutputT]):
         self.user_message = user_message or DEFAULT_USER_MESSAGE
         self.settings = adapter.settings.merged(settings)
         self.output_retries = output_retries
-        self.deps = options.get("deps")
+        self.deps = deps
+        self.tool_concurrency = tool_concurrency
         self.conversation = conversation
         self.history = (
             messages if conversation is None else conversation_messages(session, conversation)
@@ -192,6 +202,7 @@ class Evaluation(Generic[OutputT]):
                 request_options=options,
                 output_retries=self.output_retries,
                 deps=self.deps,
+                tool_concurrency=self.tool_concurrency,
                 settings=self.settings.chosen(),
                 trace=self.trace,
             ),

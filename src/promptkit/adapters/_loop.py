@@ -1,22 +1,27 @@
 """The tool loop, written once for every provider and every way to run an evaluation.
 
 `tool_loop` is a generator that never does I/O itself: it yields a `SendRequest` when it needs the
-model's next reply and a `RunTool` when a tool must run, and is sent back the `WireReply` (or the
-`ModelTurn` a streamed reply decoded to) or the executed call. The driver (`_driver`) performs
-those steps, blocking or with asyncio, plain or streamed; the decisions (which tool, what goes
-back, when to stop, what the session records) live here only. The `Deadline` is checked before
-every request and tool call; running a call is `_tools`'.
+model's next reply and a `RunTools` when tool calls must run, and is sent back the `WireReply` (or
+the `ModelTurn` a streamed reply decoded to) or the executed calls. The driver (`_driver`)
+performs those steps, blocking or with asyncio, plain or streamed; the decisions (which tool,
+which calls may overlap, what goes back, when to stop, what the session records) live here
+only. The calls of one reply are cut into runs of consecutive calls whose tools may overlap
+(`Tool.runs_concurrently`); each run is one `RunTools`, and everything is recorded in the
+reply's order however the calls finished. The `Deadline` is checked before every request and
+every run of calls; running a call is `_tools`'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Iterator, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from promptkit.adapters._conversation import Message, MessageToolCall, arguments_text
 from promptkit.adapters._deadline import Deadline
+from promptkit.adapters._options import DEFAULT_TOOL_CONCURRENCY
 from promptkit.adapters._response import TokenUsage, ToolCallRecord
 from promptkit.adapters._tools import ExecutedCall, aexecute_tool_call, execute_tool_call
 from promptkit.adapters._tracing import EvaluationTrace
@@ -54,15 +59,24 @@ class SendRequest:
 
 @dataclass(frozen=True)
 class RunTool:
-    """Step: run one tool call and send back the `ExecutedCall`: `run` blocks (the sync driver),
-    `arun` is awaited (the async driver, where an `async def` handler runs on the event loop)."""
+    """One tool call to run, giving its `ExecutedCall`: `run` blocks (the sync driver), `arun`
+    is awaited (the async driver, where an `async def` handler runs on the event loop)."""
 
     run: Callable[[], ExecutedCall]
     arun: Callable[[], Awaitable[ExecutedCall]]
     call: RequestedToolCall
 
 
-Step = SendRequest | RunTool
+@dataclass(frozen=True)
+class RunTools:
+    """Step: run `calls` (one, or several that may overlap) with at most `concurrency` at once,
+    and send back their `ExecutedCall`s in the same order."""
+
+    calls: tuple[RunTool, ...]
+    concurrency: int
+
+
+Step = SendRequest | RunTools
 
 
 @dataclass
@@ -91,6 +105,7 @@ class LoopOptions:
     """The chosen `ModelSettings` fields by name, for the request spans."""
     output_retries: int = 1
     deps: Any = None
+    tool_concurrency: int = DEFAULT_TOOL_CONCURRENCY
     trace: EvaluationTrace = field(
         default_factory=lambda: EvaluationTrace(
             provider="", model="", prompt_name="", enabled=False
@@ -174,47 +189,109 @@ def tool_loop(
             )
         rounds += 1
         replies: list[ToolReply] = []
-        for call in turn.tool_calls:
-            deadline.check(f"tool call {call.name!r}")
-            with options.trace.tool_call(call.name, call.call_id, call.arguments) as tool_span:
-                executed: ExecutedCall = yield RunTool(
-                    partial(execute_tool_call, rendered, call, deadline, session, options.deps),
-                    partial(aexecute_tool_call, rendered, call, deadline, session, options.deps),
-                    call,
+        for group in _overlapping_runs(rendered, turn.tool_calls):
+            names = ", ".join(repr(call.name) for call in group)
+            deadline.check(f"tool call {names}")
+            with ExitStack() as spans:
+                tool_spans = [
+                    spans.enter_context(
+                        options.trace.tool_call(call.name, call.call_id, call.arguments)
+                    )
+                    for call in group
+                ]
+                executed_calls: Sequence[ExecutedCall] = yield RunTools(
+                    tuple(
+                        RunTool(
+                            partial(
+                                execute_tool_call, rendered, call, deadline, session, options.deps
+                            ),
+                            partial(
+                                aexecute_tool_call, rendered, call, deadline, session, options.deps
+                            ),
+                            call,
+                        )
+                        for call in group
+                    ),
+                    options.tool_concurrency,
                 )
+                for tool_span, executed in zip(tool_spans, executed_calls, strict=True):
+                    record = executed.record
+                    tool_span.finished(result=record.result.message, success=record.success)
+            for call, executed in zip(group, executed_calls, strict=True):
+                _record_call(rendered, call, executed, session, deadline, tally)
                 record = executed.record
-                tool_span.finished(result=record.result.message, success=record.success)
-            session.dispatch(
-                ToolInvoked(
-                    prompt_ns=rendered.ns,
-                    prompt_key=rendered.key,
-                    name=record.name,
-                    params=executed.params_json,
-                    result_message=record.result.message,
-                    value=executed.value_json,
-                    success=record.success,
-                    duration_s=record.duration.total_seconds(),
-                    call_id=record.call_id,
-                    invoked_at=deadline.clock.now(),
-                )
-            )
-            tally.tool_calls.append(record)
-            tally.messages.append(
-                Message(
-                    "tool",
-                    record.result.message,
-                    call_id=call.call_id,
-                    tool_name=call.name,
-                    is_error=not record.success,
-                )
-            )
+                replies.append(ToolReply(call, record.result.message, is_error=not record.success))
             if deadline.at is not None and deadline.clock.monotonic() >= deadline.at:
+                slowest = max((executed.record for executed in executed_calls), key=_duration)
                 raise deadline.exceeded(
-                    f"while tool {record.name!r} ran (it took"
-                    f" {record.duration.total_seconds():.1f}s)"
+                    f"while tool {slowest.name!r} ran (it took"
+                    f" {slowest.duration.total_seconds():.1f}s)"
                 )
-            replies.append(ToolReply(call, record.result.message, is_error=not record.success))
         conversation = conversation.extended([*turn.replay(), *api.tool_results(replies)])
+
+
+def _overlapping_runs(
+    rendered: RenderedPrompt[Any], calls: Sequence[RequestedToolCall]
+) -> Iterator[tuple[RequestedToolCall, ...]]:
+    """`calls` in order, cut into runs that may run at once: consecutive calls whose tools run
+    concurrently share a run; any other call runs alone."""
+    run: list[RequestedToolCall] = []
+    for call in calls:
+        if _runs_concurrently(rendered, call):
+            run.append(call)
+            continue
+        if run:
+            yield tuple(run)
+            run = []
+        yield (call,)
+    if run:
+        yield tuple(run)
+
+
+def _runs_concurrently(rendered: RenderedPrompt[Any], call: RequestedToolCall) -> bool:
+    # A call no handler will run (an unknown tool, cut-off arguments) is answered at once.
+    tool = rendered.tool(call.name)
+    return call.truncated or tool is None or tool.runs_concurrently
+
+
+def _record_call(
+    rendered: RenderedPrompt[Any],
+    call: RequestedToolCall,
+    executed: ExecutedCall,
+    session: Session,
+    deadline: Deadline,
+    tally: LoopTally,
+) -> None:
+    """The session event, the response's record and the conversation's message of one call."""
+    record = executed.record
+    session.dispatch(
+        ToolInvoked(
+            prompt_ns=rendered.ns,
+            prompt_key=rendered.key,
+            name=record.name,
+            params=executed.params_json,
+            result_message=record.result.message,
+            value=executed.value_json,
+            success=record.success,
+            duration_s=record.duration.total_seconds(),
+            call_id=record.call_id,
+            invoked_at=deadline.clock.now(),
+        )
+    )
+    tally.tool_calls.append(record)
+    tally.messages.append(
+        Message(
+            "tool",
+            record.result.message,
+            call_id=call.call_id,
+            tool_name=call.name,
+            is_error=not record.success,
+        )
+    )
+
+
+def _duration(record: ToolCallRecord) -> float:
+    return record.duration.total_seconds()
 
 
 def _assistant_message(turn: ModelTurn) -> Message:

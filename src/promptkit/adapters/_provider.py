@@ -13,9 +13,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
-from promptkit.adapters._options import CallOptions
+from promptkit.adapters._options import CallOptions, CallOptionsWithDeps
 from promptkit.adapters._response import PromptResponse
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.prompt import Prompt
@@ -32,6 +32,7 @@ _SESSION_SCOPE = "session"
 _OPTIMIZE_TOOL_ROUNDS = 32
 
 OutputT = TypeVar("OutputT")
+DepsT = TypeVar("DepsT")
 T = TypeVar("T")
 
 
@@ -58,30 +59,71 @@ class ProviderAdapter(ABC):
     def model(self) -> str:
         """The model the adapter asks for."""
 
+    # Overloaded for type checkers only: a prompt without a deps type takes no deps, one with a
+    # deps type needs them, of that type (`CallOptionsWithDeps`).
+
+    @overload
+    def evaluate(
+        self,
+        prompt: Prompt[OutputT, None],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions[None]],
+    ) -> PromptResponse[OutputT]: ...
+
+    @overload
+    def evaluate(
+        self,
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptionsWithDeps[DepsT]],
+    ) -> PromptResponse[OutputT]: ...
+
     @abstractmethod
     def evaluate(
         self,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, Any],
         *params: Any,
         session: Session,
-        **options: Unpack[CallOptions],
+        **options: Unpack[CallOptions[Any]],
     ) -> PromptResponse[OutputT]:
         """Run `prompt` rendered with `params` and return the model's answer.
 
-        The options (`CallOptions`, every one optional) bound the run (`deadline`,
-        `max_tool_rounds`), render the prompt (`overrides_store`, `overrides_tag`), continue a
-        conversation (`messages`, or `conversation` kept in `session`), choose the request
-        `settings`, the `user_message` and how often an unparsable reply is retried
-        (`output_retries`), give tool handlers `deps`, and record the run in `output_dir`.
+        The options (`CallOptions`, every one optional but `deps` when the prompt declares a
+        deps type) bound the run (`deadline`, `max_tool_rounds`), render the prompt
+        (`overrides_store`, `overrides_tag`), continue a conversation (`messages`, or
+        `conversation` kept in `session`), choose the request `settings`, the `user_message`
+        and how often an unparsable reply is retried (`output_retries`), give tool handlers
+        `deps` and run up to `tool_concurrency` of one reply's calls at once, and record the
+        run in `output_dir`.
         """
+
+    @overload
+    async def aevaluate(
+        self,
+        prompt: Prompt[OutputT, None],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions[None]],
+    ) -> PromptResponse[OutputT]: ...
+
+    @overload
+    async def aevaluate(
+        self,
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptionsWithDeps[DepsT]],
+    ) -> PromptResponse[OutputT]: ...
 
     @abstractmethod
     async def aevaluate(
         self,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, Any],
         *params: Any,
         session: Session,
-        **options: Unpack[CallOptions],
+        **options: Unpack[CallOptions[Any]],
     ) -> PromptResponse[OutputT]:
         """`evaluate` for asyncio: same arguments, same result, same events."""
 

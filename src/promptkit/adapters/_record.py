@@ -3,7 +3,7 @@
 The format is the minimal execution record of the skill-artifact RFC: `status` (`completed`,
 `failed` or `running`), `outcome` (`success`, `failure` or `needs_human`), `duration` as seconds
 with an `s` suffix, `artifacts` (paths relative to the output directory), `metadata`, and `error`
-only when the outcome is a failure. Every file goes through `promptkit.durable.write_atomically`,
+only when the outcome is a failure. Every file goes through `promptkit._durable.write_atomically`,
 so a reader never sees half a manifest, even after a crash, and through `redact_value`, so no
 string in it carries a credential. `write_failure_record` is how a failed run is recorded: a
 record that cannot be written is logged, never raised, so the run's own error is the one the
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from promptkit.durable import write_atomically
+from promptkit._durable import write_atomically
 from promptkit.errors import ArgumentValueError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_secrets, redact_value

@@ -18,13 +18,13 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
+from promptkit._blocking import call_blocking
+from promptkit._jsonable import json_ready
 from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._response import ToolCallRecord
 from promptkit.adapters._wire_api import RequestedToolCall
-from promptkit.blocking import call_blocking
 from promptkit.clock import Clock
 from promptkit.errors import CallAbandonedError, ToolValidationError
-from promptkit.jsonable import json_ready
 from promptkit.logging import get_logger
 from promptkit.prompt import RenderedPrompt, Tool, ToolContext, ToolResult
 from promptkit.secrets import redact_secrets

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from promptkit.jsonable import json_ready
+from promptkit._jsonable import json_ready
 from promptkit.secrets import redact_secrets, redact_value
 
 CAPTURE_CONTENT_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"

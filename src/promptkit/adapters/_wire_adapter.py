@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypeVar, Unpack
+from typing import Any, ClassVar, Literal, TypeVar, Unpack, overload
 
 from promptkit.adapters._clients import ClientPair
 from promptkit.adapters._cost import DEFAULT_PRICES, PriceTable
@@ -20,7 +20,7 @@ from promptkit.adapters._driver import alast_response, drive, last_response, run
 from promptkit.adapters._evaluation import Evaluation
 from promptkit.adapters._events import StreamEvent
 from promptkit.adapters._local_servers import with_local_server_key, with_schema_hint
-from promptkit.adapters._options import CallOptions
+from promptkit.adapters._options import CallOptions, CallOptionsWithDeps
 from promptkit.adapters._provider import ProviderAdapter
 from promptkit.adapters._provider_errors import client_secrets, scrub, translate_sdk_error
 from promptkit.adapters._response import PromptResponse
@@ -41,6 +41,7 @@ StructuredOutputMode = Literal["native", "prompt"]
 prompt's Response Format section alone asks for the JSON (models without structured outputs)."""
 
 OutputT = TypeVar("OutputT")
+DepsT = TypeVar("DepsT")
 
 
 @dataclass(frozen=True)
@@ -178,37 +179,93 @@ class WireAdapter(ProviderAdapter):
             ) from None
 
     # -- the four ways to run: one driver ------------------------------------------------------
+    # Each is overloaded for type checkers only: a prompt without a deps type takes no deps, one
+    # with a deps type needs them, of that type (`CallOptionsWithDeps`).
+
+    @overload
+    def evaluate(
+        self,
+        prompt: Prompt[OutputT, None],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions[None]],
+    ) -> PromptResponse[OutputT]: ...
+
+    @overload
+    def evaluate(
+        self,
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptionsWithDeps[DepsT]],
+    ) -> PromptResponse[OutputT]: ...
 
     def evaluate(
         self,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, Any],
         *params: Any,
         session: Session,
-        **options: Unpack[CallOptions],
+        **options: Unpack[CallOptions[Any]],
     ) -> PromptResponse[OutputT]:
         run = Evaluation(self, prompt, session, options, method="evaluate")
         return last_response(
             run_blocking(drive(run, params, connect=self.sync_client, streamed=False))
         )
 
+    @overload
     async def aevaluate(
         self,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, None],
         *params: Any,
         session: Session,
-        **options: Unpack[CallOptions],
+        **options: Unpack[CallOptions[None]],
+    ) -> PromptResponse[OutputT]: ...
+
+    @overload
+    async def aevaluate(
+        self,
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptionsWithDeps[DepsT]],
+    ) -> PromptResponse[OutputT]: ...
+
+    async def aevaluate(
+        self,
+        prompt: Prompt[OutputT, Any],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions[Any]],
     ) -> PromptResponse[OutputT]:
         run = Evaluation(self, prompt, session, options, method="aevaluate")
         return await alast_response(
             run_async(drive(run, params, connect=self.async_client, streamed=False))
         )
 
+    @overload
     def stream(
         self,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, None],
         *params: Any,
         session: Session,
-        **options: Unpack[CallOptions],
+        **options: Unpack[CallOptions[None]],
+    ) -> Iterator[StreamEvent[OutputT]]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptionsWithDeps[DepsT]],
+    ) -> Iterator[StreamEvent[OutputT]]: ...
+
+    def stream(
+        self,
+        prompt: Prompt[OutputT, Any],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions[Any]],
     ) -> Iterator[StreamEvent[OutputT]]:
         """`evaluate` as it happens: `TextDelta`s as each reply arrives, `UsageReported` per
         reply, `ToolCallStarted`/`ToolCallFinished` per tool call, and last `ResponseCompleted`
@@ -217,12 +274,30 @@ class WireAdapter(ProviderAdapter):
         run = Evaluation(self, prompt, session, options, method="stream")
         return run_blocking(drive(run, params, connect=self.sync_client, streamed=True))
 
+    @overload
     def astream(
         self,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, None],
         *params: Any,
         session: Session,
-        **options: Unpack[CallOptions],
+        **options: Unpack[CallOptions[None]],
+    ) -> AsyncIterator[StreamEvent[OutputT]]: ...
+
+    @overload
+    def astream(
+        self,
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptionsWithDeps[DepsT]],
+    ) -> AsyncIterator[StreamEvent[OutputT]]: ...
+
+    def astream(
+        self,
+        prompt: Prompt[OutputT, Any],
+        *params: Any,
+        session: Session,
+        **options: Unpack[CallOptions[Any]],
     ) -> AsyncIterator[StreamEvent[OutputT]]:
         """`stream` for asyncio (`async for event in adapter.astream(...)`)."""
         run = Evaluation(self, prompt, session, options, method="astream")

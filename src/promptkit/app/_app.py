@@ -22,6 +22,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 
+from promptkit._names import is_valid_key
 from promptkit.adapters import (
     DEFAULT_OVERRIDES_TAG,
     CallOptions,
@@ -33,7 +34,6 @@ from promptkit.adapters import (
     WireAdapter,
 )
 from promptkit.errors import ArgumentTypeError, ProviderError
-from promptkit.names import is_valid_key
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt, RenderedPrompt
 from promptkit.session import Session, SessionProtocol, SessionStore

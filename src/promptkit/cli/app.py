@@ -3,7 +3,7 @@
 Conventions every subcommand follows, so the command line reads the same everywhere:
 - global options (`--log-level`, `--log-format`) go before or after the subcommand;
 - a failure the user or the machine can fix is one line on stderr with an exit status from
-  `promptkit.failures` (2 for a bad option value or input), never a traceback; anything else is
+  `promptkit._failures` (2 for a bad option value or input), never a traceback; anything else is
   a bug and keeps its traceback;
 - every `--help` ends with an example and the exit statuses (`HELP_EXAMPLES` below);
 - a command with work to start in other processes at once (optimize's listing helper) sets a
@@ -233,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     # Needed once a command runs; `--help` and usage errors have ended by now.
-    from promptkit.failures import EXIT_INTERRUPTED, describe_failure
+    from promptkit._failures import EXIT_INTERRUPTED, describe_failure
 
     head_start = getattr(args, "head_start", None)
     try:

@@ -62,7 +62,7 @@ def register(digest: argparse.ArgumentParser) -> None:
 def run_status(args: argparse.Namespace) -> int:
     """Resolve and print the digest status; returns the exit status."""
     from promptkit.digest import resolve_workspace_digest
-    from promptkit.discovery.workspace import bind_workspace
+    from promptkit.discovery import bind_workspace
     from promptkit.repl.report import resolution_lines
 
     bound = bind_workspace(
@@ -104,9 +104,8 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     """Export the resolved digest into the agent file; returns the exit status."""
-    from promptkit.digest import resolve_workspace_digest
-    from promptkit.digest.export import export_digest
-    from promptkit.discovery.workspace import bind_workspace
+    from promptkit.digest import export_digest, resolve_workspace_digest
+    from promptkit.discovery import bind_workspace
 
     bound = bind_workspace(
         args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir

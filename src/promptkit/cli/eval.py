@@ -123,7 +123,7 @@ def run_eval(args: argparse.Namespace) -> int:
         return 2
     print(report_json_text(report) if args.json else report_table(report), end="\n")
     if args.html:
-        from promptkit.durable import write_atomically
+        from promptkit._durable import write_atomically
 
         write_atomically(Path(args.html), render_html_report(report))
     if args.output_dir:
@@ -137,7 +137,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def load_cli_prompt(reference: str) -> Prompt[Any]:
     """The prompt a `PROMPT` argument names (package.module:attr or an entry-point name)."""
-    from promptkit.discovery.references import bind_prompt, load_prompt_source
+    from promptkit.discovery import bind_prompt, load_prompt_source
 
     return bind_prompt(load_prompt_source(reference))
 

@@ -99,7 +99,7 @@ def run_optimize(args: argparse.Namespace) -> int:
 
 
 def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
-    from promptkit.discovery.workspace import bind_workspace
+    from promptkit.discovery import bind_workspace
     from promptkit.optimize import (
         OptimizationScope,
         choose_digest_writer,

@@ -39,7 +39,7 @@ def add_params_argument(parser: argparse.ArgumentParser) -> None:
 def _params_document(value: str) -> object:
     # An argparse type: a bad value becomes the one-line usage error, exit status 2.
     from promptkit.errors import ArgumentValueError
-    from promptkit.prompt.params import read_params_argument
+    from promptkit.prompt import read_params_argument
 
     try:
         return read_params_argument(value)

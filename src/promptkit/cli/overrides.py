@@ -264,7 +264,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _seed(args: argparse.Namespace) -> int:
-    from promptkit.discovery.references import find_prompt
+    from promptkit.discovery import find_prompt
 
     prompt = find_prompt(args.prompt)
     store = strict_store(args)
@@ -280,7 +280,7 @@ def _seed(args: argparse.Namespace) -> int:
 
 
 def _set(args: argparse.Namespace) -> int:
-    from promptkit.discovery.references import find_prompt
+    from promptkit.discovery import find_prompt
     from promptkit.overrides import require_section_path
 
     prompt = find_prompt(args.prompt)
@@ -297,7 +297,7 @@ def _set(args: argparse.Namespace) -> int:
 
 
 def _edit(args: argparse.Namespace) -> int:
-    from promptkit.discovery.references import find_prompt
+    from promptkit.discovery import find_prompt
     from promptkit.overrides import (
         default_body,
         merge_view,
@@ -401,7 +401,7 @@ def _remove(args: argparse.Namespace) -> int:
         file = store.shared_file(args.shared, args.tag)
         removed = store.delete_shared_section(section_key=args.shared, tag=args.tag)
         return _report_removal(removed, str(file))
-    from promptkit.discovery.references import find_prompt
+    from promptkit.discovery import find_prompt
 
     prompt = find_prompt(args.prompt)
     file = store.prompt_file(prompt.ns, prompt.key, args.tag)
@@ -421,7 +421,7 @@ def _remove(args: argparse.Namespace) -> int:
 def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverride | None, Path]:
     """The `--prompt` prompt, its override under `--tag` (None when there is none: not an
     error) and that file."""
-    from promptkit.discovery.references import find_prompt
+    from promptkit.discovery import find_prompt
 
     prompt = find_prompt(args.prompt)
     store = strict_store(args)

@@ -88,8 +88,7 @@ def strict_store(args: argparse.Namespace) -> LocalPromptOverridesStore:
 def known_prompts(references: list[str], *, root: Path) -> dict[tuple[str, str], Prompt[Any]]:
     """The prompts of `--prompt`, the entry points and the project's pyproject.toml (found
     from the overrides root upwards), by (ns, key)."""
-    from promptkit.discovery.project import project_prompts
-    from promptkit.discovery.references import entry_point_prompts, find_prompt
+    from promptkit.discovery import entry_point_prompts, find_prompt, project_prompts
 
     prompts: dict[tuple[str, str], Prompt[Any]] = {}
     found = entry_point_prompts()

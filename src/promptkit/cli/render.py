@@ -32,7 +32,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run_render(args: argparse.Namespace) -> int:
     """Render and print; returns the exit status."""
     from promptkit.digest import WorkspaceDigestSection, resolve_workspace_digest
-    from promptkit.discovery.workspace import bind_workspace
+    from promptkit.discovery import bind_workspace
     from promptkit.prompt import params_from_json
 
     bound = bind_workspace(

@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from promptkit.discovery.references import PromptSource
+    from promptkit.discovery import PromptSource
     from promptkit.repl.loop import WorkspaceRepl
 
 
@@ -44,7 +44,7 @@ def run_repl(
     `args.prompt` is resolved (the built-in workspace prompt when that is None too). Returns the
     exit status.
     """
-    from promptkit.discovery.workspace import workspace_options
+    from promptkit.discovery import workspace_options
     from promptkit.optimize.selection import choose_digest_writer
     from promptkit.repl.loop import ReplSetup, WorkspaceRepl
 

@@ -9,18 +9,20 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
-    from promptkit.digest.freshness import (
+    from promptkit.digest._committed import committed_provenance as committed_provenance
+    from promptkit.digest._export import export_digest as export_digest
+    from promptkit.digest._freshness import (
         DigestFreshness as DigestFreshness,
         check_freshness as check_freshness,
     )
-    from promptkit.digest.section import (
+    from promptkit.digest._section import (
         DEFAULT_PLACEHOLDER as DEFAULT_PLACEHOLDER,
         DigestOrigin as DigestOrigin,
         DigestResolution as DigestResolution,
         WorkspaceDigestSection as WorkspaceDigestSection,
         resolve_workspace_digest as resolve_workspace_digest,
     )
-    from promptkit.digest.state import (
+    from promptkit.digest._state import (
         DIGEST_SLICE_NAME as DIGEST_SLICE_NAME,
         WorkspaceDigest as WorkspaceDigest,
         clear_workspace_digest as clear_workspace_digest,
@@ -34,15 +36,17 @@ else:
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
-            "promptkit.digest.freshness": ("DigestFreshness", "check_freshness"),
-            "promptkit.digest.section": (
+            "promptkit.digest._committed": ("committed_provenance",),
+            "promptkit.digest._export": ("export_digest",),
+            "promptkit.digest._freshness": ("DigestFreshness", "check_freshness"),
+            "promptkit.digest._section": (
                 "DEFAULT_PLACEHOLDER",
                 "DigestOrigin",
                 "DigestResolution",
                 "WorkspaceDigestSection",
                 "resolve_workspace_digest",
             ),
-            "promptkit.digest.state": (
+            "promptkit.digest._state": (
                 "DIGEST_SLICE_NAME",
                 "WorkspaceDigest",
                 "clear_workspace_digest",

@@ -1,9 +1,11 @@
 """Finding the prompt, session and overrides a command works on.
 
-`references`: `package.module:attr` references and `promptkit.prompts` entry points, loaded and
-bound to a session and workspace. `project`: the `[tool.promptkit] prompts` a project lists
-in its pyproject.toml. `workspace`: the built-in workspace prompt and what the
-workspace commands' shared options (`PATH`, `--prompt`, `--state-dir`, `--overrides-dir`) name.
+- `load_prompt_source` / `bind_prompt`: `package.module:attr` references and `promptkit.prompts`
+  entry points, loaded and bound to a session and workspace.
+- `project_prompts`: the `[tool.promptkit] prompts` a project lists in its pyproject.toml.
+- `workspace_prompt` (`DEFAULT_PROMPT_REFERENCE`, `promptkit.discovery:workspace_prompt`): the
+  built-in workspace prompt; `workspace_options` / `bind_workspace`: what the workspace
+  commands' shared options (`PATH`, `--prompt`, `--state-dir`, `--overrides-dir`) name.
 """
 
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
@@ -12,11 +14,11 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
-    from promptkit.discovery.project import (
+    from promptkit.discovery._project import (
         ProjectPrompts as ProjectPrompts,
         project_prompts as project_prompts,
     )
-    from promptkit.discovery.references import (
+    from promptkit.discovery._references import (
         EntryPointPrompts as EntryPointPrompts,
         PromptFactory as PromptFactory,
         PromptSource as PromptSource,
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
         find_prompt as find_prompt,
         load_prompt_source as load_prompt_source,
     )
-    from promptkit.discovery.workspace import (
+    from promptkit.discovery._workspace import (
         DEFAULT_PROMPT_REFERENCE as DEFAULT_PROMPT_REFERENCE,
         BoundWorkspace as BoundWorkspace,
         WorkspaceOptions as WorkspaceOptions,
@@ -40,8 +42,8 @@ else:
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
-            "promptkit.discovery.project": ("ProjectPrompts", "project_prompts"),
-            "promptkit.discovery.references": (
+            "promptkit.discovery._project": ("ProjectPrompts", "project_prompts"),
+            "promptkit.discovery._references": (
                 "EntryPointPrompts",
                 "PromptFactory",
                 "PromptSource",
@@ -50,7 +52,7 @@ else:
                 "find_prompt",
                 "load_prompt_source",
             ),
-            "promptkit.discovery.workspace": (
+            "promptkit.discovery._workspace": (
                 "DEFAULT_PROMPT_REFERENCE",
                 "BoundWorkspace",
                 "WorkspaceOptions",

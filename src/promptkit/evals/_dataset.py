@@ -37,8 +37,7 @@ from promptkit.evals._dataset_file import (
     read_whole,
     scan_jsonl,
 )
-from promptkit.prompt import Prompt
-from promptkit.prompt.params import describe_validation_error, type_adapter
+from promptkit.prompt import Prompt, describe_validation_error, type_adapter
 
 CASE_FIELDS = frozenset({"id", "params", "input", "expected", "tags"})
 YAML_SUFFIXES = frozenset({".yaml", ".yml"})
@@ -242,7 +241,7 @@ def _kind(value: object) -> str:
 
 
 def _hash_of_cases(cases: Sequence[Case]) -> str:
-    from promptkit.jsonable import json_ready
+    from promptkit._jsonable import json_ready
 
     document = [
         {

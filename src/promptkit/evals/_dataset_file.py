@@ -1,6 +1,6 @@
 """Reading dataset files with bounded memory, whatever they hold.
 
-`open_dataset_file` opens only a regular file (`promptkit.input_files`): a FIFO (which would
+`open_dataset_file` opens only a regular file (`promptkit._input_files`): a FIFO (which would
 block), a device such as `/dev/zero` (which never ends) or a socket is refused unopened.
 
 A JSONL dataset is read in one pass, a line at a time (lines end at `\\n` only: U+2028, U+2029
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, overload
 
+from promptkit._input_files import open_regular_file, read_limited
 from promptkit.errors import DatasetError, InputFileError
-from promptkit.input_files import open_regular_file, read_limited
 
 MAX_CASE_LINE_BYTES = 16 * 1024 * 1024
 """A JSONL line longer than this is an invalid case (and is never held in memory whole)."""

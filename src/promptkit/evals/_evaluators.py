@@ -196,7 +196,7 @@ def output_json(response: PromptResponse[Any]) -> Any:
     """The structured output as JSON values; the reply text parsed as JSON when there is none
     (None when it is not JSON)."""
     if response.output is not None:
-        from promptkit.jsonable import json_ready
+        from promptkit._jsonable import json_ready
 
         return json_ready(response.output)
     try:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from promptkit._jsonable import json_ready
 from promptkit.errors import ModelOutputError
 from promptkit.evals._dataset import Case
 from promptkit.evals._evaluators import Score
-from promptkit.jsonable import json_ready
 from promptkit.prompt import MarkdownSection, OverridesLookup, Prompt, TextSection
 
 if TYPE_CHECKING:

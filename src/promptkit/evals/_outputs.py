@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from promptkit._durable import write_atomically
 from promptkit.adapters import ExecutionRecord, write_manifest
-from promptkit.durable import write_atomically
 from promptkit.evals._html_report import render_html_report
 from promptkit.evals._report import EvaluationReport
 from promptkit.secrets import redact_value

@@ -30,8 +30,8 @@ from datetime import timedelta
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from promptkit._blocking import run_blocking
 from promptkit.adapters import DEFAULT_MAX_TOOL_ROUNDS
-from promptkit.blocking import run_blocking
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentTypeError, ArgumentValueError, CallAbandonedError
 from promptkit.evals._dataset import Case, Dataset

@@ -3,7 +3,7 @@
 The file is a list of cases, or a mapping whose `cases` key holds that list. PyYAML's safe
 loader builds the values (no arbitrary objects), and its node tree gives each case's line, so a
 case that does not validate is reported where it is written. Aliases are refused
-(`promptkit.input_files.yaml_loader`): a handful of nested ones expand into billions of values.
+(`promptkit._input_files.yaml_loader`): a handful of nested ones expand into billions of values.
 Imported only for YAML datasets.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import yaml
 
+from promptkit._input_files import yaml_loader
 from promptkit.errors import DatasetError
-from promptkit.input_files import yaml_loader
 
 
 def yaml_documents(text: str, file: Path) -> list[tuple[int, object]]:

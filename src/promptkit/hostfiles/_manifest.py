@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
-from promptkit.durable import write_atomically
+from promptkit._durable import write_atomically
 from promptkit.errors import WorkspaceError
 from promptkit.hostfiles._git import RunningGit, start_git_together
 from promptkit.hostfiles._listing import (

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
+from promptkit._names import require_key
 from promptkit.errors import (
     ArgumentValueError,
     InvalidStateError,
@@ -31,7 +32,6 @@ from promptkit.errors import (
     McpTimeoutError,
 )
 from promptkit.mcp._sdk import require_mcp
-from promptkit.names import require_key
 
 if TYPE_CHECKING:
     import mcp_types

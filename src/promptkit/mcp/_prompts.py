@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any
 from promptkit.discovery import bind_workspace, project_prompts
 from promptkit.errors import PromptkitError
 from promptkit.logging import get_logger
-from promptkit.prompt import Prompt, params_from_json
-from promptkit.prompt.params import type_adapter
+from promptkit.prompt import Prompt, params_from_json, type_adapter
 
 if TYPE_CHECKING:
     import mcp_types

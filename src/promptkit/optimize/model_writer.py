@@ -17,6 +17,7 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
+from promptkit._names import is_valid_key
 from promptkit.adapters import PromptResponse, ProviderAdapter, TokenUsage, ToolCallRecord
 from promptkit.errors import OptimizationError, OutputParseError, PromptValidationError
 from promptkit.hostfiles import (
@@ -29,7 +30,6 @@ from promptkit.hostfiles import (
     manifest_for_selection,
 )
 from promptkit.logging import get_logger
-from promptkit.names import is_valid_key
 from promptkit.optimize.types import DigestDraft, OptimizationResponse, OptimizationTarget
 from promptkit.planning import PlanningStrategy, PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection, ToolResult

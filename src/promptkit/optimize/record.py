@@ -8,8 +8,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from promptkit._durable import write_atomically
 from promptkit.adapters import ExecutionRecord, write_failure_record, write_manifest
-from promptkit.durable import write_atomically
 from promptkit.optimize.types import DigestDraft, OptimizationTarget
 from promptkit.prompt import Prompt
 

@@ -4,7 +4,7 @@
 An empty digest, or one in which `find_secrets` sees a credential, is refused before anything
 is stored. GLOBAL writes the digest once, as the shared entry of the section key (every prompt
 with a digest section of that key finds it), with the workspace's provenance and content
-fingerprint (`promptkit.digest.committed`) so its freshness is known; the prompt's own entry at
+fingerprint (`promptkit.digest._committed`) so its freshness is known; the prompt's own entry at
 the digest path, which would hide it, is removed. A store without shared sections gets the
 prompt's own entry instead. Then the session's digest is cleared so renders use the override.
 
@@ -21,8 +21,7 @@ from functools import partial
 from typing import Any
 
 from promptkit.adapters import PromptResponse
-from promptkit.digest import clear_workspace_digest, set_workspace_digest
-from promptkit.digest.committed import committed_provenance
+from promptkit.digest import clear_workspace_digest, committed_provenance, set_workspace_digest
 from promptkit.errors import DigestRejectedError, OptimizationError
 from promptkit.hostfiles import WorkspaceManifest
 from promptkit.logging import get_logger

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from promptkit._names import require_key
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.errors import OptimizationError
 from promptkit.hostfiles import literal_glob
-from promptkit.names import require_key
 from promptkit.optimize.types import OptimizationScope, OptimizationTarget
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt

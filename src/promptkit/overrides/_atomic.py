@@ -1,7 +1,7 @@
 """Cross-process locks and crash-safe replacement of override files.
 
 Every read-modify-write holds `<file>.lock` (a `filelock` lock, so it works across processes on
-POSIX and Windows) and replaces the file with `promptkit.durable.write_atomically`; a writer
+POSIX and Windows) and replaces the file with `promptkit._durable.write_atomically`; a writer
 killed at any point leaves either the old file or the new one, never a torn one. Lock files
 stay behind on purpose: deleting a lock file that another process is waiting on would let two
 writers in at once. So that they never show up in
@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from promptkit.durable import DEFAULT_MODE, TEMP_SUFFIX, fsync_directory
+from promptkit._durable import DEFAULT_MODE, TEMP_SUFFIX, fsync_directory
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
 

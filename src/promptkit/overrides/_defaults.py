@@ -21,8 +21,8 @@ from promptkit.prompt import (
     SectionOverride,
     SectionPath,
     ToolOverride,
+    normalize_body,
 )
-from promptkit.prompt.section import normalize_body
 from promptkit.secrets import find_secrets
 
 _log = get_logger("promptkit.overrides")

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from promptkit._names import KEY_RULE, is_valid_key, require_key
 from promptkit.errors import OverridesError
 from promptkit.hostfiles import is_inside
-from promptkit.names import KEY_RULE, is_valid_key, require_key
 from promptkit.overrides._files import real_root
 from promptkit.prompt import SectionPath
 

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from promptkit.durable import remove_orphaned_temps, write_atomically
+from promptkit._durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
 from promptkit.overrides._atomic import ensure_ignore_file, locked, remove_file

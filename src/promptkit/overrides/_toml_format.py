@@ -29,20 +29,20 @@ from typing import Any, cast, get_args
 
 import tomli_w
 
-from promptkit.names import is_valid_key
+from promptkit._names import is_valid_key
 from promptkit.overrides._files import OverrideFileError
 from promptkit.overrides._layout import FilePlace
 from promptkit.overrides._promotion import PROMOTION_TABLE
 from promptkit.overrides._shared import ProvenanceValue, SharedSectionOverride
 from promptkit.prompt import (
+    TOOL_NAME_PATTERN,
+    AuthorKind,
     OverrideAuthor,
     PromptOverride,
     SectionOverride,
     SectionPath,
     ToolOverride,
 )
-from promptkit.prompt.override_types import AuthorKind
-from promptkit.prompt.tool import TOOL_NAME_PATTERN
 
 FORMAT_VERSION = 1
 # Where an error is: a line number, or the (table, name) of an entry whose line is looked up

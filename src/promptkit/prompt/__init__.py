@@ -9,9 +9,11 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
-    from promptkit.prompt.hashing import content_hash as content_hash
-    from promptkit.prompt.markdown import MarkdownSection as MarkdownSection
-    from promptkit.prompt.override_types import (
+    from promptkit.prompt._deps import DepsNeed as DepsNeed
+    from promptkit.prompt._hashing import content_hash as content_hash
+    from promptkit.prompt._markdown import MarkdownSection as MarkdownSection
+    from promptkit.prompt._override_types import (
+        AuthorKind as AuthorKind,
         OverrideAuthor as OverrideAuthor,
         OverridesLookup as OverridesLookup,
         PromptOverride as PromptOverride,
@@ -19,27 +21,31 @@ if TYPE_CHECKING:
         SectionPath as SectionPath,
         ToolOverride as ToolOverride,
     )
-    from promptkit.prompt.params import (
+    from promptkit.prompt._params import (
+        describe_validation_error as describe_validation_error,
         params_from_json as params_from_json,
         read_params_argument as read_params_argument,
+        type_adapter as type_adapter,
     )
-    from promptkit.prompt.prompt import Prompt as Prompt
-    from promptkit.prompt.rendered import (
+    from promptkit.prompt._prompt import Prompt as Prompt
+    from promptkit.prompt._rendered import (
         PromptDescriptor as PromptDescriptor,
         RenderedPrompt as RenderedPrompt,
         SectionDescriptor as SectionDescriptor,
         ToolDescriptor as ToolDescriptor,
     )
-    from promptkit.prompt.section import (
+    from promptkit.prompt._section import (
         RenderContext as RenderContext,
         Section as Section,
         TextSection as TextSection,
+        normalize_body as normalize_body,
     )
-    from promptkit.prompt.structured import (
+    from promptkit.prompt._structured import (
         output_schema as output_schema,
         parse_structured_output as parse_structured_output,
     )
-    from promptkit.prompt.tool import (
+    from promptkit.prompt._tool import (
+        TOOL_NAME_PATTERN as TOOL_NAME_PATTERN,
         Tool as Tool,
         ToolContext as ToolContext,
         ToolResult as ToolResult,
@@ -51,9 +57,11 @@ else:
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
-            "promptkit.prompt.hashing": ("content_hash",),
-            "promptkit.prompt.markdown": ("MarkdownSection",),
-            "promptkit.prompt.override_types": (
+            "promptkit.prompt._deps": ("DepsNeed",),
+            "promptkit.prompt._hashing": ("content_hash",),
+            "promptkit.prompt._markdown": ("MarkdownSection",),
+            "promptkit.prompt._override_types": (
+                "AuthorKind",
                 "OverrideAuthor",
                 "OverridesLookup",
                 "PromptOverride",
@@ -61,16 +69,32 @@ else:
                 "SectionPath",
                 "ToolOverride",
             ),
-            "promptkit.prompt.params": ("params_from_json", "read_params_argument"),
-            "promptkit.prompt.prompt": ("Prompt",),
-            "promptkit.prompt.rendered": (
+            "promptkit.prompt._params": (
+                "describe_validation_error",
+                "params_from_json",
+                "read_params_argument",
+                "type_adapter",
+            ),
+            "promptkit.prompt._prompt": ("Prompt",),
+            "promptkit.prompt._rendered": (
                 "PromptDescriptor",
                 "RenderedPrompt",
                 "SectionDescriptor",
                 "ToolDescriptor",
             ),
-            "promptkit.prompt.section": ("RenderContext", "Section", "TextSection"),
-            "promptkit.prompt.structured": ("output_schema", "parse_structured_output"),
-            "promptkit.prompt.tool": ("Tool", "ToolContext", "ToolResult", "mask_tool_result"),
+            "promptkit.prompt._section": (
+                "RenderContext",
+                "Section",
+                "TextSection",
+                "normalize_body",
+            ),
+            "promptkit.prompt._structured": ("output_schema", "parse_structured_output"),
+            "promptkit.prompt._tool": (
+                "TOOL_NAME_PATTERN",
+                "Tool",
+                "ToolContext",
+                "ToolResult",
+                "mask_tool_result",
+            ),
         },
     )

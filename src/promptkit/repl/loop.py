@@ -15,7 +15,7 @@ The session is the one most recently stored for the workspace (as for `promptkit
 session is stored only once a command has put something in it. Piped input works: without a
 terminal there is no prompt string and no banner, so stdout holds only what the commands print.
 A command's promptkit error, or an environment failure such as a full disk (see
-`promptkit.failures`), is one line on stderr and the loop goes on; the exit status is 1
+`promptkit._failures`), is one line on stderr and the loop goes on; the exit status is 1
 when any command failed, so a script can tell.
 """
 
@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self, TextIO
 
+from promptkit._failures import describe_failure
+from promptkit._jsonable import json_ready
 from promptkit.adapters import CallOptions, PromptResponse, WireAdapter, response_of
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
-from promptkit.discovery.references import PromptSource, bind_prompt
+from promptkit.discovery import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
-from promptkit.failures import describe_failure
 from promptkit.hostfiles import describe_workspace
-from promptkit.jsonable import json_ready
 from promptkit.optimize import (
     OperatorOverrideError,
     OptimizationScope,

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from promptkit.durable import remove_orphaned_temps, write_atomically
+from promptkit._durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_value

@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, Literal, Protocol, TypeVar
 
+from promptkit._names import require_key
 from promptkit.errors import SessionError
-from promptkit.names import require_key
 from promptkit.session._codec import codec_for
 from promptkit.session._events import (
     SESSION_ROLLED_BACK,

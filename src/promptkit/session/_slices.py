@@ -15,9 +15,9 @@ import threading
 import weakref
 from typing import Any
 
+from promptkit._names import require_key
 from promptkit.errors import SessionError
 from promptkit.logging import get_logger
-from promptkit.names import require_key
 from promptkit.session._codec import codec_for, is_frozen_pydantic_model
 
 _log = get_logger("promptkit.session")

@@ -27,10 +27,10 @@ import uuid
 from pathlib import Path
 from types import TracebackType
 
-from promptkit.durable import write_atomically
+from promptkit._durable import write_atomically
+from promptkit._names import require_key
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
-from promptkit.names import require_key
 from promptkit.session._attachment import FsyncPolicy, SessionAttachment, acquire_session_lock
 from promptkit.session._records import (
     BASE_FILE,

@@ -28,8 +28,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from promptkit._input_files import open_regular_file, read_limited, yaml_loader
 from promptkit.errors import ArgumentTypeError, InputFileError, UsageError
-from promptkit.input_files import open_regular_file, read_limited, yaml_loader
 from promptkit.testing._fake_server import RecordedRequest
 from promptkit.testing._replies import Reply, Usage
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from promptkit._names import is_valid_key
 from promptkit.errors import SessionError, WorkspaceError
 from promptkit.hostfiles import WorkspaceManifest, describe_workspace
-from promptkit.names import is_valid_key
 from promptkit.secrets import find_secrets
 from promptkit.session import SessionProtocol, register_slice_type, upsert_by
 

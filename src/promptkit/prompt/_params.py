@@ -53,6 +53,11 @@ def _cached_type_adapter(target: Any) -> TypeAdapter[Any]:
     return TypeAdapter(target)
 
 
+def type_name(value: Any) -> str:
+    """How messages name a type: its `__name__`, else its repr (a union, a generic)."""
+    return getattr(value, "__name__", None) or repr(value)
+
+
 def describe_validation_error(error: ValidationError, *, limit: int = 10) -> str:
     """A one-line summary of pydantic errors: `field.path: message; ...`."""
     return "; ".join(

@@ -15,9 +15,9 @@ from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
 from jinja2.sandbox import SandboxedEnvironment
 
 from promptkit.errors import PromptRenderError, PromptValidationError
-from promptkit.prompt.override_types import SectionPath
-from promptkit.prompt.params import params_field_names
-from promptkit.prompt.section import RenderContext, Section, normalize_body
+from promptkit.prompt._override_types import SectionPath
+from promptkit.prompt._params import params_field_names
+from promptkit.prompt._section import RenderContext, Section, normalize_body
 
 
 def _block_filter(text: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from promptkit.errors import OutputParseError, PromptValidationError
-from promptkit.prompt.params import describe_validation_error, type_adapter
+from promptkit.prompt._params import describe_validation_error, type_adapter, type_name
 
 OutputT = TypeVar("OutputT")
 
@@ -73,12 +73,8 @@ def parse_structured_output(text: str, output_type: type[OutputT]) -> OutputT:
         value: OutputT = type_adapter(output_type).validate_json(candidate)
     except ValidationError as error:
         raise OutputParseError(
-            f"model output does not match {_type_name(output_type)}:"
+            f"model output does not match {type_name(output_type)}:"
             f" {describe_validation_error(error)}",
             raw_text=text,
         ) from error
     return value
-
-
-def _type_name(output_type: Any) -> str:
-    return getattr(output_type, "__name__", None) or repr(output_type)

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from promptkit.logging import get_logger
-from promptkit.prompt.override_types import PromptOverride, SectionPath
-from promptkit.prompt.rendered import PromptDescriptor
-from promptkit.prompt.tool import Tool
+from promptkit.prompt._override_types import PromptOverride, SectionPath
+from promptkit.prompt._rendered import PromptDescriptor
+from promptkit.prompt._tool import Tool
 
 _log = get_logger("promptkit.prompt")
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
-from promptkit.prompt.override_types import SectionPath
-from promptkit.prompt.tool import Tool
+from promptkit.prompt._override_types import SectionPath
+from promptkit.prompt._tool import Tool
 
 OutputT = TypeVar("OutputT")
 

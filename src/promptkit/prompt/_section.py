@@ -14,12 +14,12 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Self
 
+from promptkit._names import require_key
 from promptkit.errors import PromptValidationError
-from promptkit.names import require_key
-from promptkit.prompt.hashing import content_hash
-from promptkit.prompt.override_types import OverridesLookup, SectionPath
-from promptkit.prompt.params import is_params_type
-from promptkit.prompt.tool import Tool
+from promptkit.prompt._hashing import content_hash
+from promptkit.prompt._override_types import OverridesLookup, SectionPath
+from promptkit.prompt._params import is_params_type
+from promptkit.prompt._tool import Tool
 
 LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 

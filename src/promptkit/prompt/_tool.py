@@ -1,22 +1,27 @@
-"""Tools a prompt offers a model: typed params, a handler, and a contract hash.
+"""Tools a prompt offers a model: typed params, a handler, typed deps and a contract hash.
 
 A tool's JSON schema comes from its params type; the contract hash covers the description and
 the schema, so a description override written against an older contract is not applied.
+The deps a tool needs are the type its handler gives its context (`ToolContext[Deps]`): type
+checkers read it as `Tool[Params, Deps]`, and the prompt the tool is part of checks, when it is
+built, that it declares deps a handler can use (`DepsNeed`).
 Every result a handler returns passes through `mask_tool_result` before anyone else sees it, so
 credentials in files a tool read never reach the model, the session or a log.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import copy
 import inspect
 import json
 import re
 import threading
+import typing
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
@@ -24,11 +29,17 @@ from pydantic import ValidationError
 # A default lets a bare `ToolContext` annotation mean `ToolContext[Any]` (PEP 696).
 from typing_extensions import TypeVar as DefaultedTypeVar
 
-from promptkit.blocking import run_blocking
+from promptkit._blocking import run_blocking
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentTypeError, PromptValidationError, ToolValidationError
-from promptkit.prompt.hashing import canonical_json, content_hash
-from promptkit.prompt.params import describe_validation_error, is_params_type, type_adapter
+from promptkit.prompt._deps import DepsNeed, require_tool_deps
+from promptkit.prompt._hashing import canonical_json, content_hash
+from promptkit.prompt._params import (
+    describe_validation_error,
+    is_params_type,
+    type_adapter,
+    type_name,
+)
 from promptkit.secrets import mask_secrets, redact_value
 
 ParamsT = TypeVar("ParamsT")
@@ -74,26 +85,32 @@ class ToolContext(Generic[DepsT]):
         return max(0.0, self.deadline - self.clock.monotonic())
 
 
-ToolHandler = Callable[[ParamsT, ToolContext[Any]], ToolResult | Awaitable[ToolResult]]
+ToolHandler = Callable[[ParamsT, ToolContext[DepsT]], ToolResult | Awaitable[ToolResult]]
 """A tool handler: a plain function returning a `ToolResult`, or an `async def` one."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class Tool(Generic[ParamsT]):
+class Tool(Generic[ParamsT, DepsT]):
     """A function the model may call, with params validated against `params_type`.
 
     `param_descriptions` adds or replaces the description of top-level parameters in the
     schema; overrides use it to tune wording without a code change. `masks_credentials=False`
     hands results to the model exactly as the handler made them (see `mask_tool_result`): only
     for a tool whose results must show credentials, knowingly.
+
+    The calls of one reply may run at the same time when their tools say so:
+    `concurrency_safe=None` (the default) means yes for an `async def` handler and no for a
+    plain one, which may not be written for several threads; pass True for a plain handler that
+    is, or False for an async one that must run alone.
     """
 
     name: str
     description: str
     params_type: type[ParamsT]
-    handler: ToolHandler[ParamsT]
+    handler: ToolHandler[ParamsT, DepsT]
     param_descriptions: Mapping[str, str] = field(default_factory=dict)
     masks_credentials: bool = True
+    concurrency_safe: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or TOOL_NAME_PATTERN.fullmatch(self.name) is None:
@@ -109,6 +126,11 @@ class Tool(Generic[ParamsT]):
             )
         if not callable(self.handler):
             raise PromptValidationError(f"tool {self.name!r}: handler must be callable")
+        if self.concurrency_safe is not None and not isinstance(self.concurrency_safe, bool):
+            raise PromptValidationError(
+                f"tool {self.name!r}: concurrency_safe must be True, False or None, got"
+                f" {self.concurrency_safe!r}"
+            )
         unknown = set(self.param_descriptions) - set(self._base_schema.get("properties", {}))
         if unknown:
             raise PromptValidationError(
@@ -155,18 +177,31 @@ class Tool(Generic[ParamsT]):
         """Whether the handler is an `async def` function."""
         return inspect.iscoroutinefunction(self.handler)
 
-    def run(self, params: ParamsT, context: ToolContext[Any]) -> ToolResult:
+    @property
+    def runs_concurrently(self) -> bool:
+        """Whether a call may run at the same time as other calls of the same reply."""
+        return self.is_async if self.concurrency_safe is None else self.concurrency_safe
+
+    @cached_property
+    def deps_need(self) -> DepsNeed | None:
+        """The deps the handler needs, or None when its context annotation asks for none (no
+        annotation, `ToolContext`, `ToolContext[Any]`, `ToolContext[None]`)."""
+        return _deps_need(self.handler)
+
+    def run(self, params: ParamsT, context: ToolContext[DepsT]) -> ToolResult:
         """Call the handler and return its ToolResult; an async handler runs to completion on
-        an event loop of its own."""
+        an event loop of its own. `DepsError` when the handler needs deps the context lacks."""
+        require_tool_deps(self.name, self.deps_need, context.deps)
         result = self.handler(params, context)
         if inspect.isawaitable(result):
             result = _run_to_completion(_awaited(result))
         return self._checked(result)
 
-    async def arun(self, params: ParamsT, context: ToolContext[Any]) -> ToolResult:
+    async def arun(self, params: ParamsT, context: ToolContext[DepsT]) -> ToolResult:
         """Call the handler from asyncio: awaited when async, on a daemon thread when it is a
         plain (blocking) function, so the event loop stays responsive and a caller that stops
         waiting (a deadline, a cancellation) leaves nothing holding the loop or the process."""
+        require_tool_deps(self.name, self.deps_need, context.deps)
         if self.is_async:
             result = self.handler(params, context)
         else:
@@ -184,7 +219,7 @@ class Tool(Generic[ParamsT]):
 
     def with_overrides(
         self, *, description: str | None, param_descriptions: Mapping[str, str]
-    ) -> Tool[ParamsT]:
+    ) -> Tool[ParamsT, DepsT]:
         """A copy with the description and parameter descriptions replaced."""
         merged = {**self.param_descriptions, **param_descriptions}
         return replace(self, description=description or self.description, param_descriptions=merged)
@@ -192,6 +227,67 @@ class Tool(Generic[ParamsT]):
     def encode_arguments(self, params: ParamsT) -> str:
         """Params as the JSON text a model would send."""
         return json.dumps(type_adapter(self.params_type).dump_python(params, mode="json"))
+
+
+def _deps_need(handler: Callable[..., Any]) -> DepsNeed | None:
+    """What `handler`'s second parameter (the context) says of deps, resolved like
+    `typing.get_type_hints` resolves it; read from its text when a name cannot be resolved."""
+    try:
+        parameters = list(inspect.signature(handler).parameters.values())
+    except (TypeError, ValueError):  # a builtin or C callable: no annotations to read
+        return None
+    if len(parameters) < 2 or parameters[1].annotation is inspect.Parameter.empty:
+        return None
+    annotation = parameters[1].annotation
+    try:
+        hint = typing.get_type_hints(
+            _Annotations({"context": annotation}), globalns=_globals_of(handler)
+        )["context"]
+    except Exception:  # a name the handler's module does not define at run time
+        return _written_deps_need(annotation) if isinstance(annotation, str) else None
+    if typing.get_origin(hint) is not ToolContext:
+        return None
+    (deps_type,) = typing.get_args(hint)
+    if deps_type in (Any, object, None, type(None)) or isinstance(deps_type, TypeVar):
+        return None
+    return DepsNeed(deps_type, type_name(deps_type))
+
+
+class _Annotations:
+    """An object with only annotations, for `typing.get_type_hints` to resolve them."""
+
+    def __init__(self, annotations: dict[str, Any]) -> None:
+        self.__annotations__ = annotations
+
+
+def _globals_of(handler: Callable[..., Any]) -> dict[str, Any]:
+    """The names the handler's annotations are resolved against: its module's."""
+    target = inspect.unwrap(handler)
+    while isinstance(target, partial):
+        target = target.func
+    globalns: dict[str, Any] | None = getattr(target, "__globals__", None)
+    if globalns is None:  # a callable object: its class's module
+        module = inspect.getmodule(type(target))
+        globalns = vars(module) if module is not None else {}
+    return globalns
+
+
+def _written_deps_need(annotation: str) -> DepsNeed | None:
+    """The need an unresolvable annotation states in its text: `ToolContext[Deps]` needs deps
+    (of a type only a type checker can see), `ToolContext` or `ToolContext[Any]` none."""
+    try:
+        node = ast.parse(annotation, mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.Subscript):
+        return None
+    holder = ast.unparse(node.value)
+    if holder.rsplit(".", 1)[-1] != ToolContext.__name__:
+        return None
+    written = ast.unparse(node.slice)
+    if written.rsplit(".", 1)[-1] in ("Any", "object", "None"):
+        return None
+    return DepsNeed(None, written)
 
 
 async def _awaited(awaitable: Awaitable[T]) -> T:

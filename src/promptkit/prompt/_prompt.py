@@ -1,8 +1,9 @@
 """`Prompt`: a namespaced tree of sections that renders to markdown, tools and an output type.
 
 A prompt is validated once, when it is built: keys, template names against params types, tool
-names, the output type. Rendering matches params objects to sections by type, applies overrides
-whose hash still matches the code, and runs one compiled template per shape of the tree.
+names, the output type, and the deps its tools read against the deps type it declares.
+Rendering matches params objects to sections by type, applies overrides whose hash still
+matches the code, and runs one compiled template per shape of the tree.
 """
 
 from __future__ import annotations
@@ -16,24 +17,31 @@ from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar, cast, overlo
 
 from jinja2 import Template
 
+# A default lets `Prompt[Review]` keep meaning what it did before deps were typed: any deps.
+from typing_extensions import TypeVar as DefaultedTypeVar
+
+from promptkit._names import require_key
 from promptkit.errors import PromptRenderError, PromptValidationError
 from promptkit.logging import get_logger
-from promptkit.names import require_key
-from promptkit.prompt.applied_overrides import applicable_section_overrides, apply_tool_overrides
-from promptkit.prompt.compiler import ShapeEntry, body_name, compile_shape, value_name
-from promptkit.prompt.markdown import MarkdownSection
-from promptkit.prompt.override_types import OverridesLookup, PromptOverride, SectionPath
-from promptkit.prompt.rendered import (
+from promptkit.prompt._applied_overrides import applicable_section_overrides, apply_tool_overrides
+from promptkit.prompt._compiler import ShapeEntry, body_name, compile_shape, value_name
+from promptkit.prompt._deps import DepsReader, require_call_deps, require_declared_deps
+from promptkit.prompt._markdown import MarkdownSection
+from promptkit.prompt._override_types import OverridesLookup, PromptOverride, SectionPath
+from promptkit.prompt._rendered import (
     PromptDescriptor,
     RenderedPrompt,
     SectionDescriptor,
     ToolDescriptor,
 )
-from promptkit.prompt.section import RenderContext, Section, normalize_body
-from promptkit.prompt.structured import output_schema_text, require_output_type
-from promptkit.prompt.tool import Tool
+from promptkit.prompt._section import RenderContext, Section, normalize_body
+from promptkit.prompt._structured import output_schema_text, require_output_type
+from promptkit.prompt._tool import Tool
 
 OutputT = TypeVar("OutputT")
+DepsT = DefaultedTypeVar("DepsT", default=Any)
+# Unsolved when a prompt is built without `deps_type`: the default makes it `Prompt[X, None]`.
+NoDepsT = DefaultedTypeVar("NoDepsT", default=None)
 
 _log = get_logger("promptkit.prompt")
 _TRAILING_WHITESPACE = re.compile(r"[ \t]+$", re.MULTILINE)
@@ -87,11 +95,15 @@ def _is_inlinable(section: Section) -> TypeGuard[MarkdownSection]:
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class Prompt(Generic[OutputT]):
-    """A namespaced, keyed tree of sections with an optional structured output type.
+class Prompt(Generic[OutputT, DepsT]):
+    """A namespaced, keyed tree of sections with an optional structured output type and the
+    type of the deps its tools read.
 
     `ns` is one or more `/`-separated segments; `ns`, `key` and every section key follow the
-    key rule. Construction validates the whole tree and raises `PromptValidationError`.
+    key rule. `deps_type` is the type of the value a call passes as `deps` for the tools'
+    handlers: every tool whose handler reads deps (`ToolContext[Deps]`) must be able to use it,
+    and a prompt whose tools read deps must declare it. Construction validates the whole tree
+    and raises `PromptValidationError`.
     """
 
     ns: str
@@ -99,6 +111,7 @@ class Prompt(Generic[OutputT]):
     name: str | None = None
     sections: tuple[Section, ...] = ()
     output_type: Any = None
+    deps_type: Any = None
     _plan: tuple[_PlanNode, ...] = field(init=False, repr=False)
     _params_types: frozenset[type[Any]] = field(init=False, repr=False)
     _shapes: dict[tuple[int, ...], Template] = field(init=False, repr=False)
@@ -107,30 +120,32 @@ class Prompt(Generic[OutputT]):
     _static_shape: tuple[int, ...] | None = field(init=False, repr=False)
 
     if TYPE_CHECKING:
-        # Type checkers infer `Prompt[Review]` from `output_type=Review` and `Prompt[None]`
-        # from no output type, so no annotation is needed. At run time the dataclass
-        # generates `__init__` as usual (it keeps an `__init__` the class defines, and these
-        # exist only for type checkers).
+        # Type checkers infer `Prompt[Review, Repo]` from `output_type=Review` and
+        # `deps_type=Repo`, `None` for either left out, so no annotation is needed. At run time
+        # the dataclass generates `__init__` as usual (it keeps an `__init__` the class
+        # defines, and these exist only for type checkers).
         @overload
         def __init__(
-            self: Prompt[None],
+            self: Prompt[None, NoDepsT],
             *,
             ns: str,
             key: str,
             name: str | None = None,
             sections: Sequence[Section] = (),
             output_type: None = None,
+            deps_type: type[NoDepsT] | None = None,
         ) -> None: ...
 
         @overload
         def __init__(
-            self: Prompt[OutputT],
+            self: Prompt[OutputT, NoDepsT],
             *,
             ns: str,
             key: str,
             name: str | None = None,
             sections: Sequence[Section] = (),
             output_type: type[OutputT],
+            deps_type: type[NoDepsT] | None = None,
         ) -> None: ...
 
         def __init__(
@@ -141,6 +156,7 @@ class Prompt(Generic[OutputT]):
             name: str | None = None,
             sections: Sequence[Section] = (),
             output_type: Any = None,
+            deps_type: Any = None,
         ) -> None: ...
 
     def __post_init__(self) -> None:
@@ -174,6 +190,7 @@ class Prompt(Generic[OutputT]):
         is_static = all(n.bindings is not None and n.section.enabled is None for n in plan)
         object.__setattr__(self, "_static_shape", tuple(range(len(plan))) if is_static else None)
         self._require_unique_tool_names()
+        require_declared_deps(f"prompt {self.ns}/{self.key}", self.deps_type, self._deps_readers)
 
     # -- construction -------------------------------------------------------------------------
 
@@ -244,6 +261,20 @@ class Prompt(Generic[OutputT]):
                     )
                 owners[tool.name] = node.path
 
+    @cached_property
+    def _deps_readers(self) -> tuple[DepsReader, ...]:
+        return tuple(
+            DepsReader(tool.name, node.path, tool.deps_need)
+            for node in self._plan
+            for tool in node.section.tools
+            if tool.deps_need is not None
+        )
+
+    def require_deps(self, deps: object) -> None:
+        """Raise `DepsError` unless `deps` is what a call of this prompt must pass: a value of
+        `deps_type` (None only when the prompt declares none, or a type that allows it)."""
+        require_call_deps(f"prompt {self.ns}/{self.key}", self.deps_type, self._deps_readers, deps)
+
     # -- introspection ------------------------------------------------------------------------
 
     @property
@@ -310,7 +341,7 @@ class Prompt(Generic[OutputT]):
             return self._render_static(self._static_shape, by_type, override)
         values: dict[str, Any] = {}
         shape: list[int] = []
-        tools: list[Tool[Any]] = []
+        tools: list[Tool[Any, Any]] = []
         applied: list[SectionPath] = []
         plan = self._plan
         index = 0
@@ -373,7 +404,7 @@ class Prompt(Generic[OutputT]):
         )
 
     @cached_property
-    def _all_tools(self) -> tuple[Tool[Any], ...]:
+    def _all_tools(self) -> tuple[Tool[Any, Any], ...]:
         return tuple(tool for node in self._plan for tool in node.section.tools)
 
     def _match_params(self, params: tuple[Any, ...]) -> Mapping[type[Any], Any]:

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from promptkit.prompt.rendered import PromptDescriptor
+    from promptkit.prompt._rendered import PromptDescriptor
 
 SectionPath = tuple[str, ...]
 AuthorKind = Literal["operator", "optimizer", "seed"]

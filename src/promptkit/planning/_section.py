@@ -8,8 +8,8 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from promptkit.errors import ArgumentTypeError
-from promptkit.planning.plan import Plan, StepStatus
-from promptkit.planning.strategies import GUIDANCE, PlanningStrategy
+from promptkit.planning._plan import Plan, StepStatus
+from promptkit.planning._strategies import GUIDANCE, PlanningStrategy
 from promptkit.prompt import RenderContext, Section, Tool, ToolContext, ToolResult
 from promptkit.session import Session, replace_latest
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from promptkit.clock import SYSTEM_CLOCK, Clock
-from promptkit.digest.committed import CONTENT_FINGERPRINT, LEFT_OUT, current_state
-from promptkit.digest.state import WorkspaceDigest
+from promptkit.digest._committed import CONTENT_FINGERPRINT, LEFT_OUT, current_state
+from promptkit.digest._state import WorkspaceDigest
 from promptkit.errors import WorkspaceError
 from promptkit.hostfiles import WorkspaceManifest, describe_workspace
 from promptkit.logging import get_logger
@@ -101,7 +101,7 @@ def check_committed_freshness(
     clock: Clock = SYSTEM_CLOCK,
 ) -> DigestFreshness:
     """Compare a committed digest's content fingerprint with its workspace as it is now
-    (`promptkit.digest.committed`); reuses a check younger than `max_age_s` by `clock`, as
+    (`promptkit.digest._committed`); reuses a check younger than `max_age_s` by `clock`, as
     `check_freshness` does."""
     recorded = (provenance or {}).get(CONTENT_FINGERPRINT)
     if not isinstance(recorded, str):

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from jinja2 import Template, nodes
 
-from promptkit.prompt.markdown import TEMPLATE_ENVIRONMENT, MarkdownSection
-from promptkit.prompt.section import LEADING_BLANK_LINES as _LEADING_BLANK_LINES
+from promptkit.prompt._markdown import TEMPLATE_ENVIRONMENT, MarkdownSection
+from promptkit.prompt._section import LEADING_BLANK_LINES as _LEADING_BLANK_LINES
 
 
 @dataclass(frozen=True)

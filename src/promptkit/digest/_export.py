@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from promptkit.durable import write_atomically
+from promptkit._durable import write_atomically
 from promptkit.errors import WorkspaceError
 
 __all__ = [

@@ -11,7 +11,7 @@ Resolution order, the contract every consumer relies on:
 A session digest that hides a stored override (a reviewed, committed digest) is reported: the
 render logs `workspace_digest_shadows_override` once, and `DigestResolution.shadowed_override`
 names it. A shared override written by a GLOBAL optimize records its workspace's provenance,
-so its freshness is known (`promptkit.digest.committed`) and a stale one is logged once.
+so its freshness is known (`promptkit.digest._committed`) and a stale one is logged once.
 
 The content hash covers a fixed marker naming the section kind and key, never the placeholder
 or title, so a stored override survives a placeholder edit. `resolve_workspace_digest` tells
@@ -26,15 +26,15 @@ from datetime import datetime
 from typing import Any, Literal, Self
 
 from promptkit.clock import SYSTEM_CLOCK, Clock
-from promptkit.digest.committed import recorded_manifest
-from promptkit.digest.freshness import (
+from promptkit.digest._committed import recorded_manifest
+from promptkit.digest._freshness import (
     DigestFreshness,
     check_committed_freshness,
     check_freshness,
     first_warning,
     warn_if_stale,
 )
-from promptkit.digest.state import WorkspaceDigest, latest_workspace_digest
+from promptkit.digest._state import WorkspaceDigest, latest_workspace_digest
 from promptkit.errors import ArgumentTypeError, PromptValidationError
 from promptkit.hostfiles import WorkspaceManifest
 from promptkit.logging import get_logger
