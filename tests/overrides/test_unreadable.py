@@ -1,4 +1,5 @@
-"""A render never fails because of an override file: defaults, and one error record per file."""
+"""A render never fails because of an override file: the last good text (or the defaults), and one
+error record per file."""
 
 from pathlib import Path
 
@@ -56,18 +57,48 @@ def test_check_still_fails_on_the_file_a_render_skips(
     assert problem.kind == "invalid" and problem.line is not None
 
 
-def test_a_fixed_file_applies_again_at_the_next_render(
+def test_a_store_that_read_a_file_keeps_its_last_good_text_while_it_is_broken(
     store: LocalPromptOverridesStore, prompt: Prompt[None]
 ) -> None:
     store.set_section_override(prompt, path="intro", body="Overridden intro.")
     file = store.prompt_file("reviewer", "code-review")
-    good = file.read_text(encoding="utf-8")
+    reader = LocalPromptOverridesStore(store.root)
+    assert "Overridden intro." in prompt.render(overrides_store=reader).text
     _break(file)
-    assert "Overridden intro." not in prompt.render(overrides_store=store).text
 
-    file.write_text(good, encoding="utf-8")
+    with capture_logs() as logs:
+        text = prompt.render(overrides_store=reader).text
 
+    assert "Overridden intro." in text
+    [record] = [log for log in logs if log["event"] == "override_unreadable"]
+    assert record["fallback"] == "the last good text read from the file is rendered instead"
+
+
+def test_a_fixed_file_applies_again_at_the_next_render(
+    store: LocalPromptOverridesStore, prompt: Prompt[None]
+) -> None:
+    file = store.prompt_file("reviewer", "code-review")
+    store.set_section_override(prompt, path="intro", body="Fixed intro.")
+    fixed = file.read_text(encoding="utf-8")
+    store.set_section_override(prompt, path="intro", body="Overridden intro.")
+    prompt.render(overrides_store=store)
+    _break(file)
+    prompt.render(overrides_store=store)
+
+    file.write_text(fixed, encoding="utf-8")
+
+    assert "Fixed intro." in prompt.render(overrides_store=store).text
+
+
+def test_a_removed_file_is_not_served_from_memory(
+    store: LocalPromptOverridesStore, prompt: Prompt[None]
+) -> None:
+    store.set_section_override(prompt, path="intro", body="Overridden intro.")
     assert "Overridden intro." in prompt.render(overrides_store=store).text
+
+    store.delete(ns="reviewer", prompt_key="code-review", tag="latest")
+
+    assert "Overridden intro." not in prompt.render(overrides_store=store).text
 
 
 def test_a_broken_shared_digest_renders_the_placeholder_instead_of_failing(

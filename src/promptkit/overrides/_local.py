@@ -6,9 +6,10 @@ so concurrent writers in any number of processes lose nothing on any filesystem;
 `.gitignore` (written when absent) keeps lock and temp files out of review. Parses are cached
 by content (`promptkit.overrides._reading`).
 
-A render never fails because of a file: `resolve` falls back to the code's defaults for a file
-it cannot use and logs `override_unreadable` once per file and error, unless the store was made
-with `strict_overrides=True`. The other reads (`read_file`, `list_overrides`, the writes) raise.
+A render never fails because of a file: for a file it cannot use, `resolve` serves the last
+text it read from that file (the code's defaults when it read none) and logs
+`override_unreadable` once per file and error, unless the store was made with
+`strict_overrides=True`. The other reads (`read_file`, `list_overrides`, the writes) raise.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from promptkit._durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import OverridesError
@@ -377,22 +378,27 @@ class LocalPromptOverridesStore:
             yield
 
     def _lenient(self, file: Path, place: FilePlace, decode: Decoder[_Value]) -> _Value | None:
-        """`read`, except that a file that cannot be used gives None and one log record."""
+        """`read`, except that a file that cannot be used gives the last text this store read
+        from it (None when it read none, so the code's default is rendered) and one log
+        record."""
         try:
             return self._reader.read(file, place, decode)
         except OverrideFileError as error:
             if self._strict:
                 raise
+            kept = self._reader.last_good(file)
             if self._reader.first_report(error):
                 _log.error(
                     "override_unreadable",
                     file=error.file,
                     line=error.line,
                     reason=error.reason,
-                    fallback="the code's default text is rendered instead",
+                    fallback="the last good text read from the file is rendered instead"
+                    if kept is not None
+                    else "the code's default text is rendered instead",
                     hint="run `promptkit overrides check`; strict_overrides=True makes this raise",
                 )
-            return None
+            return cast(_Value, kept) if kept is not None else None
 
     def _differs(self, file: Path, value: Stored) -> bool:
         return self._encode(value).encode("utf-8") != self._reader.cached_bytes(file)

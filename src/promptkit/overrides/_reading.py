@@ -6,8 +6,10 @@ file is often reused). So every read takes the file's bytes (small, and read wit
 blocking: `promptkit.overrides._files`) and reuses the parse only when the bytes are the same.
 A write reads the file under its lock the same way, so it merges into what is on disk.
 
-A file that cannot be used is remembered with its error, so a render that falls back to the
-code's default reports it once (`first_report`), not at every render.
+A file that cannot be used is remembered with its error, so a render that falls back reports it
+once (`first_report`), not at every render. The last value each file parsed to is kept too
+(`last_good`): a store serving a running application renders that text while the file is
+broken, rather than the code's default.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class OverrideReader:
         self._max_file_bytes = max_file_bytes
         self._parsed: OrderedDict[Path, tuple[bytes, Stored | OverrideFileError]] = OrderedDict()
         self._reported: OrderedDict[tuple[Path, str], None] = OrderedDict()
+        self._good: OrderedDict[Path, Stored] = OrderedDict()
         self._lock = threading.Lock()
 
     def read(self, file: Path, place: FilePlace, decode: Decoder[_Value]) -> _Value | None:
@@ -51,6 +54,8 @@ class OverrideReader:
             raise
         if found is None:
             self.forget(file)
+            with self._lock:
+                self._good.pop(file, None)  # removed on purpose: no text to keep serving
             return None
         raw, mtime = found
         with self._lock:
@@ -75,6 +80,11 @@ class OverrideReader:
     def wrote(self, file: Path, text: str, value: Stored) -> None:
         """Remember what the caller just wrote to `file`, so reading it back skips the parse."""
         self._keep(file, text.encode("utf-8"), value)
+
+    def last_good(self, file: Path) -> Stored | None:
+        """What `file` last parsed to through this reader (read or written), if anything."""
+        with self._lock:
+            return self._good.get(file)
 
     def cached_bytes(self, file: Path) -> bytes | None:
         """The bytes of `file` as last read or written through this reader."""
@@ -103,3 +113,8 @@ class OverrideReader:
             self._parsed.move_to_end(file)
             if len(self._parsed) > _CACHE_LIMIT:
                 self._parsed.popitem(last=False)
+            if not isinstance(value, OverrideFileError):
+                self._good[file] = value
+                self._good.move_to_end(file)
+                if len(self._good) > _CACHE_LIMIT:
+                    self._good.popitem(last=False)
