@@ -80,7 +80,7 @@ def start_listing_helper(args: argparse.Namespace) -> Iterator[None]:
     """The command's head start: a model's run lists the workspace in a helper process
     (`args.listing`) from before the CLI sets up logging, while this one imports the prompt
     stack and the SDK, so on two cores the first request goes out sooner."""
-    from promptkit.optimize.selection import writes_with_model
+    from promptkit.optimize import writes_with_model
 
     if not writes_with_model(args.provider, base_url=args.base_url):
         yield

@@ -45,7 +45,7 @@ def run_repl(
     exit status.
     """
     from promptkit.discovery import workspace_options
-    from promptkit.optimize.selection import choose_digest_writer
+    from promptkit.optimize import choose_digest_writer
     from promptkit.repl.loop import ReplSetup, WorkspaceRepl
 
     options = workspace_options(
