@@ -63,7 +63,7 @@ def run_status(args: argparse.Namespace) -> int:
     """Resolve and print the digest status; returns the exit status."""
     from promptkit.digest import resolve_workspace_digest
     from promptkit.discovery import bind_workspace
-    from promptkit.repl.report import resolution_lines
+    from promptkit.repl import resolution_lines
 
     bound = bind_workspace(
         args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir

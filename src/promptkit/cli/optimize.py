@@ -105,7 +105,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
         choose_digest_writer,
         optimize_workspace_digest,
     )
-    from promptkit.repl.progress import Progress
+    from promptkit.repl import Progress
     from promptkit.session import PromptRendered, Session
 
     bound = bind_workspace(

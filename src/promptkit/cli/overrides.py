@@ -226,7 +226,7 @@ def _list_entry(row: tuple[str, ...]) -> dict[str, object]:
 
 def _show(args: argparse.Namespace) -> int:
     from promptkit.overrides import entry_states, require_section_path
-    from promptkit.repl.report import author_text, status_text
+    from promptkit.repl import author_text, status_text
 
     prompt, override, file = _stored_override(args)
     only = "/".join(require_section_path(args.path)) if args.path else None

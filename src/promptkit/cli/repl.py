@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from promptkit.discovery import PromptSource
-    from promptkit.repl.loop import WorkspaceRepl
+    from promptkit.repl import WorkspaceRepl
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +46,7 @@ def run_repl(
     """
     from promptkit.discovery import workspace_options
     from promptkit.optimize import choose_digest_writer
-    from promptkit.repl.loop import ReplSetup, WorkspaceRepl
+    from promptkit.repl import ReplSetup, WorkspaceRepl
 
     options = workspace_options(
         args.path,
