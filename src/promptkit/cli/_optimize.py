@@ -20,13 +20,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from promptkit.cli.options import (
+from promptkit.cli._options import (
     add_json_argument,
     add_path_argument,
     add_prompt_arguments,
     add_provider_arguments,
 )
-from promptkit.cli.start import CommandStart, command_start
+from promptkit.cli._start import CommandStart, command_start
 
 
 def register(parser: argparse.ArgumentParser) -> None:
