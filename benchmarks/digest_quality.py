@@ -5,19 +5,26 @@ Usage: python benchmarks/digest_quality.py [CORPUS]   (or PROMPTKIT_DIGEST_CORPU
 CORPUS is a folder of repositories, each either a work tree or a bare git directory (such as
 `owner+name/repo`); nothing of theirs is kept. For each repository the benchmark checks out
 HEAD into a temporary folder, removes every agent-instruction file (AGENTS.md, CLAUDE.md,
-GEMINI.md, .github/copilot-instructions.md, .cursor/rules/), writes the static digest, and
-measures recall of what the removed files name. Without a corpus it says so and exits 0.
+GEMINI.md, .github/copilot-instructions.md, .cursor/rules/, .cursorrules), writes the static
+digest, and measures recall of what the removed files name. Without a corpus it says so and
+exits 0. An optional `CORPUS/ecosystems.tsv` (lines `name<TAB>ecosystem`, `#` comments) groups
+the figures per ecosystem as well.
 
 The matching rule, kept deliberately simple and independent of the digest's own parsers:
 - Commands: lines of shell code blocks and inline code spans whose first word is a known
-  runner and whose words name a check (test, lint, fmt, format, check, clippy, vet, build,
-  typecheck, tsc, mypy...; a file name such as `test.js` is an argument, not a check); lines
-  with a `<placeholder>` are left out. A command is
+  runner (the vocabulary below, of every ecosystem measured) or a script of the repository run
+  by its path (`bin/test`, `./gradlew`, `vendor/bin/phpunit`), and whose words name a check
+  (test, lint, fmt, format, check, clippy, vet, build, analyze, typecheck, tsc, mypy, rspec,
+  phpunit...; a file name such as `test.js` is an argument, not a check); lines with a
+  `<placeholder>`, an optional `[--part]` or an unexpanded variable (`$APP`, `${APP}`) are
+  left out. A command is
   identified by its first two words after dropping flags (and the value of flags that take
-  one, such as `-p oxc`), `VAR=value`, `cd dir &&`, `pnpm run`/`yarn run` -> `pnpm`/`yarn`,
-  and taking a third word after `run`/`exec`/`x` (`uv run pytest`, `npm run lint`). It is
-  recalled when those words appear, in order and adjacent, in some inline code span of the
-  digest (the digest's spans are read with the same rule).
+  one, such as `-p oxc` or `-scheme App`), `VAR=value`, `cd dir &&`, `pnpm run`/`yarn run` ->
+  `pnpm`/`yarn`, and taking a third word after a word that runs another (`run`, `exec`, `x`,
+  `task`: `uv run pytest`, `bundle exec rake`, `deno task test`) or after a build tool's
+  step verb (`zig build test`, `nix flake check`). It is recalled when those words appear,
+  in order and adjacent, in some inline code span of the digest (the digest's spans are read
+  with the same rule).
 - Paths: inline code spans that name a file or folder that exists in the repository; recalled
   when the digest contains the path (without a trailing slash).
 - Tools: words from a fixed vocabulary of developer tools that the agent files mention;
@@ -25,7 +32,10 @@ The matching rule, kept deliberately simple and independent of the digest's own 
   qualified name or a file (`uv.Screen`, `uv.lock`), not the tool. Names that are also
   everyday English (`just`, `make`) count only inside code, and `pre-commit hook` is git's
   hook, not the pre-commit tool.
-Tokens are the digest's own estimate (four characters a token); time is scan plus render,
+Tokens are the digest's UTF-8 bytes / 4, rounded up (the budget's own measure); "unwritten"
+counts the Commands lines whose program or first argument no file of the repository names
+(after the agent files are removed): a command the digest may have invented, listed for review
+since an invented command is the worst kind of miss. Time is scan plus render,
 printed also as a ratio to the baseline measured in the same run on the same tree: listing the
 workspace's files (`select_files`), which every digest needs first.
 """
@@ -44,17 +54,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from promptkit.hostfiles import select_files
-from promptkit.repofacts import estimate_tokens, render_static_digest, scan_workspace
+from promptkit.repofacts import render_static_digest, scan_workspace
 
 _RUNNERS = {
-    "make", "just", "task", "uv", "uvx", "pnpm", "npm", "npx", "yarn", "bun", "cargo", "go",
-    "pytest", "python", "python3", "ruff", "mypy", "pyright", "tox", "nox", "hatch", "poetry",
-    "pre-commit", "prek", "golangci-lint", "gofumpt", "gofmt", "turbo", "nx", "tsc", "vitest",
-    "jest", "eslint", "prettier", "biome", "deno", "./gradlew", "mvn",
+    # Python, JavaScript/TypeScript, Rust, Go (the first corpus)
+    "make", "just", "task", "uv", "uvx", "pnpm", "npm", "npx", "yarn", "bun", "bunx", "cargo",
+    "go", "pytest", "python", "python3", "ruff", "mypy", "pyright", "tox", "nox", "hatch",
+    "poetry", "pre-commit", "prek", "golangci-lint", "gofumpt", "gofmt", "turbo", "nx", "tsc",
+    "vitest", "jest", "eslint", "prettier", "biome", "deno", "gradlew", "mvn",
+    # JVM, C/C++, Apple, Dart, .NET, Ruby, PHP, Elixir, Scala, Zig, Nix (added with them)
+    "gradle", "mvnw", "cmake", "ctest", "meson", "ninja", "bazel", "bazelisk",
+    "swift", "xcodebuild", "swiftlint", "swiftformat", "flutter", "dart", "melos", "dotnet",
+    "bundle", "rake", "rspec", "rubocop", "ruby", "composer", "php", "mix", "sbt", "mill",
+    "scala-cli", "zig", "nix", "clang-format",
 }  # fmt: skip
 _CHECK_WORDS = re.compile(
     r"\b(test|tests|lint|fmt|format|check|clippy|vet|build|typecheck|type-check|tsc|mypy|"
-    r"pyright|ruff|pytest|vitest|jest|nextest|golangci-lint|gofumpt|prettier|eslint|biome)\b"
+    r"pyright|ruff|pytest|vitest|jest|nextest|golangci-lint|gofumpt|prettier|eslint|biome|"
+    r"analyze|analyse|verify|compile|doctest|rspec|rubocop|phpunit|phpstan|psalm|pest|"
+    r"php-cs-fixer|credo|dialyzer|ctest|swiftlint|swiftformat|ktlint|detekt|spotless\w*|"
+    r"scalafmt\w*|clang-format|clang-tidy|precommit)\b"
 )
 _TOOLS = (
     "uv", "pnpm", "npm", "yarn", "bun", "cargo", "pytest", "ruff", "mypy", "pyright", "tox",
@@ -62,15 +81,28 @@ _TOOLS = (
     "lefthook", "vitest", "jest", "eslint", "prettier", "biome", "turbo", "nx", "clippy",
     "rustfmt", "nextest", "insta", "playwright", "maturin", "typescript", "changesets", "tsup",
     "oxlint", "ty", "docker", "taskfile",
+    # added with the other ecosystems
+    "gradle", "maven", "cmake", "ctest", "meson", "ninja", "bazel", "swift", "xcodebuild",
+    "swiftlint", "swiftformat", "flutter", "dart", "melos", "dotnet", "bundle", "rake",
+    "rspec", "minitest", "rubocop", "composer", "phpunit", "phpstan", "psalm", "pest",
+    "php-cs-fixer", "mix", "credo", "dialyzer", "sbt", "mill", "scalafmt", "zig", "nix",
+    "deno", "clang-format", "clang-tidy", "ktlint", "detekt", "spotless",
 )  # fmt: skip
-# Tool names that are also everyday English words ("just delete it", "make sure").
-_ENGLISH_WORDS = {"just", "make"}
+# Tool names that are also everyday English words ("just delete it", "make sure", "mix of"),
+# or a language's name as well as its tool's ("Swift 6", "Dart code").
+_ENGLISH_WORDS = {"just", "make", "mix", "bundle", "rake", "pest", "mill", "swift", "dart"}
 # Flags whose next word is their value, not a subcommand (`cargo run -p oxc`).
 _VALUE_FLAGS = {
     "-p", "--package", "-F", "--filter", "--python", "--env-file", "-C", "--dir", "--bin",
     "--example", "--features", "--test", "--directory", "--only-group", "--group", "--extra",
-    "-k", "-n", "--profile", "--target",
+    "-k", "-n", "--profile", "--target", "-scheme", "-workspace", "-project",
+    "-destination", "-configuration", "-B", "-S", "-G", "--preset", "--test-dir", "-j",
+    "--config", "-c", "--filter-tags", "--project", "--framework", "-f", "-t",
 }  # fmt: skip
+# Words after which the next word says what runs (`bundle exec rake`, `deno task test`), and
+# build tools whose step follows a verb (`zig build test`, `nix flake check`).
+_RUNS_NEXT = {"run", "exec", "x", "task"}
+_STEP_VERBS = {("zig", "build"), ("nix", "flake"), ("dart", "run"), ("swift", "package")}
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(\w*)")
 _SHELL = {"", "bash", "sh", "shell", "console", "zsh", "text"}
 _INLINE = re.compile(r"`([^`\n]+)`")
@@ -86,13 +118,15 @@ class RepoResult:
     seconds: float
     listing_seconds: float
     missed: tuple[str, ...]
+    unwritten: tuple[str, ...]
+    digest: str
 
 
 def is_agent_file(relative: str) -> bool:
     name = relative.rpartition("/")[2]
     return (
         name in ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
-        or relative == ".github/copilot-instructions.md"
+        or relative in (".github/copilot-instructions.md", ".cursorrules")
         or relative.startswith(".cursor/rules/")
     )
 
@@ -111,23 +145,37 @@ def words_of(command: str) -> list[str]:
             words.append(word.strip("'\""))
     while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*", words[0]):
         words.pop(0)
+    if words:
+        words[0] = words[0].removeprefix("./")  # `./bin/test` runs `bin/test`
     if len(words) >= 3 and words[0] in ("pnpm", "yarn") and words[1] == "run":
         del words[1]
     return words
 
 
-def command_key(command: str) -> tuple[str, ...] | None:
+def command_key(command: str, files: frozenset[str] = frozenset()) -> tuple[str, ...] | None:
+    """The words that identify `command`, or None when it is no check command; a head that is
+    a script of the repository (one of `files`) runs like a known runner."""
     words = words_of(command)
     checks = " ".join(word for word in words if "." not in word and "/" not in word)
-    if len(words) < 2 or words[0] not in _RUNNERS or not _CHECK_WORDS.search(checks):
+    if len(words) < 2 or not _CHECK_WORDS.search(checks) or not is_runner(words[0], files):
         return None
-    if any("<" in word for word in words[:3]):  # a placeholder, not a command
+    # A `<placeholder>`, an optional `[--part]` or a variable: a synopsis, not a command.
+    if any("<" in word or word.startswith("[") for word in words[:3]) or "$" in command:
         return None
-    size = 3 if words[1] in ("run", "exec", "x") and len(words) >= 3 else 2
+    runs_next = words[1] in _RUNS_NEXT or (words[0], words[1]) in _STEP_VERBS
+    size = 3 if runs_next and len(words) >= 3 else 2
     return tuple(words[:size])
 
 
-def agent_facts(text: str, files: set[str]) -> tuple[set[tuple[str, ...]], set[str], set[str]]:
+def is_runner(head: str, files: frozenset[str]) -> bool:
+    if head in _RUNNERS or head.startswith("vendor/bin/"):
+        return True
+    return "/" in head and head in files
+
+
+def agent_facts(
+    text: str, files: frozenset[str]
+) -> tuple[set[tuple[str, ...]], set[str], set[str]]:
     commands: set[tuple[str, ...]] = set()
     paths: set[str] = set()
     spans: list[str] = []
@@ -148,7 +196,7 @@ def agent_facts(text: str, files: set[str]) -> tuple[set[tuple[str, ...]], set[s
         spans.extend(_INLINE.findall(line))
     directories = {path.rsplit("/", i)[0] for path in files for i in range(1, path.count("/") + 1)}
     for span in spans:
-        key = command_key(span)
+        key = command_key(span, files)
         if key is not None:
             commands.add(key)
         candidate = span.strip().removeprefix("./").rstrip("/")
@@ -184,6 +232,9 @@ def mentions(text: str, tool: str) -> bool:
 def digest_recall(
     digest: str, commands: set[tuple[str, ...]], paths: set[str], tools: set[str]
 ) -> tuple[int, int, int, list[str]]:
+    """How many of the agent files' commands, paths and tools the digest names, and the misses.
+    A command is recalled by its words in a span, whoever runs it: a span is not asked to
+    pass `command_key` again, so `bin/test` is found in a span that says `bin/test`."""
     spans = [words_of(span) for span in _INLINE.findall(digest)]
     spans += [words_of(part) for span in _INLINE.findall(digest) for part in span.split("&&")]
     missed: list[str] = []
@@ -253,19 +304,19 @@ def measure(name: str, source: Path) -> RepoResult:
     with tempfile.TemporaryDirectory(prefix="digest-quality-") as folder:
         root = Path(folder)
         checkout(source, root)
-        files = {
+        listed = {
             str(path.relative_to(root))
             for path in root.rglob("*")
             if path.is_file() or path.is_symlink()
         }
         agent_text = []
-        for relative in sorted(files):
+        for relative in sorted(listed):
             if is_agent_file(relative):
                 path = root / relative
                 if path.is_file():
                     agent_text.append(path.read_text(encoding="utf-8", errors="replace"))
                 path.unlink()
-        files = {path for path in files if not is_agent_file(path)}
+        files = frozenset(path for path in listed if not is_agent_file(path))
         commands, paths, tools = agent_facts("\n".join(agent_text), files)
         started = time.perf_counter()
         select_files(root)
@@ -273,17 +324,68 @@ def measure(name: str, source: Path) -> RepoResult:
         started = time.perf_counter()
         digest = render_static_digest(scan_workspace(root))
         seconds = time.perf_counter() - started
+        unwritten = unwritten_commands(digest, root, files)
     found_c, found_p, found_t, missed = digest_recall(digest, commands, paths, tools)
     return RepoResult(
         name,
         (found_c, len(commands)),
         (found_p, len(paths)),
         (found_t, len(tools)),
-        estimate_tokens(digest),
+        byte_tokens(digest),
         seconds,
         listing_seconds,
         tuple(missed),
+        tuple(unwritten),
+        digest,
     )
+
+
+def byte_tokens(text: str) -> int:
+    """Tokens as the budget counts them: UTF-8 bytes / 4, rounded up."""
+    return -(-len(text.encode("utf-8")) // 4)
+
+
+_COMMAND_LINE = re.compile(r"^- [A-Z][\w-]*: (`+) ?(.+?) ?\1")
+_TEXT_READ_LIMIT = 512 * 1024
+
+
+def unwritten_commands(digest: str, root: Path, files: frozenset[str]) -> list[str]:
+    """The Commands lines' commands whose program, or whose first argument, no file of the
+    repository names as a word: a command the digest may have invented."""
+    wanted: dict[str, list[re.Pattern[str]]] = {}
+    in_commands = False
+    for line in digest.splitlines():
+        if line.startswith("### "):
+            in_commands = line == "### Commands"
+            continue
+        found = _COMMAND_LINE.match(line) if in_commands else None
+        if found is None:
+            continue
+        command = re.sub(r"^cd \S+ && ", "", found.group(2))
+        words = [word for word in command.split() if not word.startswith("-")][:2]
+        words[:1] = [words[0].removeprefix("./")] if words else []
+        wanted[command] = [
+            re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])") for word in words if word
+        ]
+    if not wanted:
+        return []
+    texts = []
+    for relative in sorted(files):
+        path = root / relative
+        try:
+            if path.is_symlink() or path.stat().st_size > _TEXT_READ_LIMIT:
+                continue
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if b"\0" not in data:
+            texts.append(data.decode("utf-8", "replace"))
+    corpus = "\n".join(texts)
+    return [
+        command
+        for command, patterns in wanted.items()
+        if any(pattern.search(corpus) is None for pattern in patterns)
+    ]
 
 
 def repositories(corpus: Path) -> list[tuple[str, Path]]:
@@ -298,8 +400,27 @@ def repositories(corpus: Path) -> list[tuple[str, Path]]:
     return found
 
 
+def ecosystems(corpus: Path) -> dict[str, str]:
+    """`CORPUS/ecosystems.tsv`: each repository's ecosystem, when the corpus says."""
+    table = corpus / "ecosystems.tsv"
+    if not table.is_file():
+        return {}
+    labels: dict[str, str] = {}
+    for line in table.read_text(encoding="utf-8").splitlines():
+        fields = line.split("\t")
+        if len(fields) >= 2 and not line.startswith("#"):
+            labels[fields[0].strip()] = fields[1].strip()
+    return labels
+
+
 def ratio(pair: tuple[int, int]) -> str:
     return f"{pair[0]}/{pair[1]}" if pair[1] else "-"
+
+
+def share(results: list[RepoResult], pick: str) -> str:
+    found = sum(getattr(result, pick)[0] for result in results)
+    wanted = sum(getattr(result, pick)[1] for result in results)
+    return f"{found}/{wanted} = {found / wanted:.0%}" if wanted else "-"
 
 
 def main() -> int:
@@ -308,27 +429,47 @@ def main() -> int:
         print("digest_quality: no corpus (pass a folder or set PROMPTKIT_DIGEST_CORPUS); skipped")
         return 0
     verbose = os.environ.get("PROMPTKIT_DIGEST_VERBOSE") == "1"
-    results = [measure(name, path) for name, path in repositories(Path(location))]
-    print(f"{'repository':42} {'commands':>9} {'paths':>7} {'tools':>7} {'tokens':>6} {'s':>6}")
+    keep = os.environ.get("PROMPTKIT_DIGEST_KEEP")  # a folder to write each digest into
+    corpus = Path(location)
+    labels = ecosystems(corpus)
+    results = [measure(name, path) for name, path in repositories(corpus)]
+    print(
+        f"{'repository':36} {'ecosystem':13} {'commands':>9} {'paths':>7} {'tools':>7} "
+        f"{'tokens':>6} {'unwritten':>9} {'s':>5}"
+    )
     for result in results:
         print(
-            f"{result.name:42} {ratio(result.commands):>9} {ratio(result.paths):>7} "
-            f"{ratio(result.tools):>7} {result.tokens:>6} {result.seconds:>6.2f}"
+            f"{result.name:36} {labels.get(result.name, '-'):13} {ratio(result.commands):>9} "
+            f"{ratio(result.paths):>7} {ratio(result.tools):>7} {result.tokens:>6} "
+            f"{len(result.unwritten):>9} {result.seconds:>5.2f}"
         )
         if verbose and result.missed:
             print("    missed: " + "; ".join(result.missed))
-
-    def total(pick: str) -> str:
-        found = sum(getattr(result, pick)[0] for result in results)
-        wanted = sum(getattr(result, pick)[1] for result in results)
-        return f"{found}/{wanted} = {found / wanted:.0%}" if wanted else "-"
-
+        if verbose and result.unwritten:
+            print("    unwritten: " + "; ".join(result.unwritten))
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            (Path(keep) / f"{result.name}.md").write_text(result.digest + "\n", encoding="utf-8")
+    if labels:
+        print(f"\n{'ecosystem':16} {'repos':>5} {'commands':>16} {'paths':>16} {'tools':>16}")
+        for label in sorted(set(labels.values())):
+            group = [result for result in results if labels.get(result.name) == label]
+            if group:
+                print(
+                    f"{label:16} {len(group):>5} {share(group, 'commands'):>16} "
+                    f"{share(group, 'paths'):>16} {share(group, 'tools'):>16}"
+                )
     tokens = [result.tokens for result in results]
+    over = sum(token > 2000 for token in tokens)
     print(f"\nrepositories: {len(results)}")
-    print(f"commands recall: {total('commands')}")
-    print(f"paths recall:    {total('paths')}")
-    print(f"tools recall:    {total('tools')}")
-    print(f"tokens: median {statistics.median(tokens):.0f}, max {max(tokens)}")
+    print(f"commands recall: {share(results, 'commands')}")
+    print(f"paths recall:    {share(results, 'paths')}")
+    print(f"tools recall:    {share(results, 'tools')}")
+    print(
+        f"tokens (UTF-8 bytes / 4): median {statistics.median(tokens):.0f}, max {max(tokens)}, "
+        f"over 2,000: {over}"
+    )
+    print(f"unwritten commands: {sum(len(result.unwritten) for result in results)}")
     print(f"time: median {statistics.median(r.seconds for r in results):.2f}s")
     ratios = [r.seconds / r.listing_seconds for r in results if r.listing_seconds > 0]
     print(

@@ -69,6 +69,11 @@ class SessionError(UsageError, ValueError):
     """A session operation was refused: unknown slice, unserialisable value, bad id."""
 
 
+class ConfigError(UsageError, ValueError):
+    """The project's configuration (`[tool.promptkit]` in pyproject.toml) cannot be used: the
+    message names the file and the key."""
+
+
 class OverridesError(UsageError, ValueError):
     """An override file or request is invalid: bad name, malformed TOML, wrong hash."""
 

@@ -213,3 +213,48 @@ def test_replace_changes_one_binding(server: FakeProviderServer, tmp_path: Path)
     other = replace(app, tag="canary")
 
     assert (other.tag, other.adapter, other.overrides) == ("canary", app.adapter, app.overrides)
+
+
+def test_from_project_binds_what_the_table_configures(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.promptkit]\noverrides = "ops/overrides"\ntag = "prod"\nstate = "ops/state"\n'
+        'provider = "openai"\nmodel = "qwen2.5-coder"\nbase_url = "http://127.0.0.1:9/v1"\n',
+        encoding="utf-8",
+    )
+
+    app = App.from_project(tmp_path, environ={})
+
+    assert isinstance(app.overrides, LocalPromptOverridesStore)
+    assert app.overrides.root == tmp_path / "ops" / "overrides"
+    assert app.sessions is not None and app.sessions.state_root == tmp_path / "ops" / "state"
+    assert app.tag == "prod"
+    assert app.adapter is not None
+    assert (app.adapter.provider, app.adapter.model) == ("openai", "qwen2.5-coder")
+
+
+def test_from_project_without_a_configured_model_has_none(tmp_path: Path) -> None:
+    app = App.from_project(tmp_path, environ={})
+
+    assert app.adapter is None
+    assert isinstance(app.overrides, LocalPromptOverridesStore)
+    assert app.overrides.root == tmp_path / "overrides"
+    assert app.tag == "latest"
+
+
+def test_from_project_serves_what_an_operator_sets_in_the_projects_folder(
+    server: FakeProviderServer, tmp_path: Path
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.promptkit]\noverrides = "ops"\ntag = "prod"\nprovider = "openai"\n'
+        f'model = "gpt-4.1-mini"\nbase_url = "{server.openai_base_url}"\n',
+        encoding="utf-8",
+    )
+    app = App.from_project(tmp_path, environ={})
+    LocalPromptOverridesStore(tmp_path / "ops").set_section_override(
+        PROMPT, tag="prod", path="role", body="Count fast."
+    )
+    server.enqueue(Reply.json({"count": 1}))
+
+    app.evaluate(PROMPT, deps=Shelf({}))
+
+    assert "Count fast." in str(server.requests[-1].body["messages"][0]["content"])

@@ -68,9 +68,10 @@ def test_the_static_writer_reads_only_the_files_it_parses_and_the_heads_of_the_l
         StaticDigestWriter(reader=reader), prompt_over(session, HostMount(tree)), session=session
     )
 
-    # The largest modules are opened only to see whether they say they are generated.
+    # The largest modules (up to 60 named as room allows) are opened only to see whether
+    # they say they are generated.
     assert reader.reads[0] == "pyproject.toml"
-    assert 0 < len(reader.reads[1:]) <= 30
+    assert 0 < len(reader.reads[1:]) <= 90
     assert all(path.endswith(".py") for path in reader.reads[1:])
     assert max(reader.limits[1:]) <= 1024
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from promptkit.repofacts import render_static_digest, scan_workspace
-from promptkit.repofacts._guidance import extract_documented_commands
+from promptkit.repofacts._guidance import Evidence, extract_documented_commands
 
 AGENTS = """\
 # Working here
@@ -33,7 +33,8 @@ def write_all(write: Writer, root: Path, files: dict[str, str]) -> None:
 
 
 def test_code_block_and_inline_commands_are_taken_without_prompts_or_comments() -> None:
-    assert extract_documented_commands(AGENTS) == [
+    # Inline code is a command when the repository runs its program (here uv).
+    assert extract_documented_commands(AGENTS, Evidence(programs=frozenset({"uv"}))) == [
         "uv run pytest -q",
         "uv run ruff check --fix",
         "uv run ruff format .",
@@ -41,7 +42,9 @@ def test_code_block_and_inline_commands_are_taken_without_prompts_or_comments() 
 
 
 def test_agent_file_commands_are_canonical_and_come_first(tmp_path: Path, write: Writer) -> None:
-    write_all(write, tmp_path, {"AGENTS.md": AGENTS, "Makefile": "clean:\n\trm -rf build\n"})
+    project = {"pyproject.toml": "[project]\nname = 'shop'\n", "uv.lock": "version = 1\n"}
+    makefile = {"Makefile": "clean:\n\trm -rf build\n"}
+    write_all(write, tmp_path, {"AGENTS.md": AGENTS, **project, **makefile})
 
     digest = render_static_digest(scan_workspace(tmp_path))
 
@@ -95,7 +98,10 @@ def test_rules_never_push_commands_out_of_the_budget(tmp_path: Path, write: Writ
     rules = "".join(
         f"- You must always follow rule number {n} of this project.\n" for n in range(80)
     )
-    write_all(write, tmp_path, {"AGENTS.md": rules + "\n```sh\nmake check\n```\n"})
+    makefile = "check:\n\tpytest\n"
+    write_all(
+        write, tmp_path, {"AGENTS.md": rules + "\n```sh\nmake check\n```\n", "Makefile": makefile}
+    )
 
     digest = render_static_digest(scan_workspace(tmp_path), max_tokens=150)
 

@@ -7,12 +7,15 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from promptkit.repofacts import (
+    ToolCommand,
+    WatchOut,
     WorkspaceFacts,
     estimate_tokens,
     render_static_digest,
@@ -95,7 +98,7 @@ LEAKY_FILES = {
         f"- You must set AWS_ACCESS_KEY_ID={AWS_KEY_ID} before deploying.\n"
         f"- Never paste aws_secret_access_key = {AWS_SECRET} into chat.\n"
         f"- Do not post to Slack with {SLACK} directly.\n"
-        f"\n```sh\nuv publish -p {PASSWORD}\n```\n"
+        f"\n```sh\n$ uv publish -p {PASSWORD}\n```\n"
     ),
     "package.json": (
         '{"name": "leaky", "scripts": {'
@@ -204,6 +207,34 @@ def test_digest_holds_no_absolute_path_or_timestamp(
 @given(budget=st.integers(min_value=0, max_value=1200))
 def test_digest_never_exceeds_its_token_budget(leaky_facts: WorkspaceFacts, budget: int) -> None:
     digest = render_static_digest(leaky_facts, max_tokens=budget)
+    assert estimate_tokens(digest) <= budget
+
+
+# Text whose characters take one to four UTF-8 bytes each (`…` takes three, `🙂` four).
+MULTI_BYTE_TEXT = st.text(alphabet=st.sampled_from("ab é…日本語🙂-_/.:`"), min_size=1, max_size=90)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    budget=st.integers(min_value=0, max_value=900),
+    texts=st.lists(MULTI_BYTE_TEXT, min_size=1, max_size=30),
+)
+def test_the_budget_holds_by_utf8_bytes_for_multi_byte_text(
+    leaky_facts: WorkspaceFacts, budget: int, texts: list[str]
+) -> None:
+    facts = replace(
+        leaky_facts,
+        commands=tuple(
+            ToolCommand("test" if n % 2 else "lint", f"make {text}", "Makefile", detail=text)
+            for n, text in enumerate(texts)
+        ),
+        projects=tuple(texts),
+        watch_outs=tuple(WatchOut("AGENTS.md", f"Never {text}") for text in texts),
+    )
+
+    digest = render_static_digest(facts, max_tokens=budget)
+
+    assert len(digest.encode("utf-8")) <= budget * 4
     assert estimate_tokens(digest) <= budget
 
 

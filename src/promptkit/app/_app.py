@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -32,7 +32,11 @@ from promptkit.adapters import (
     ProviderAdapter,
     StreamEvent,
     WireAdapter,
+    choose_adapter,
+    model_configured,
 )
+from promptkit.config import ProjectConfig, find_project_config
+from promptkit.discovery import overrides_store_of, session_store_of, use_project
 from promptkit.errors import ArgumentTypeError, ProviderError
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt, RenderedPrompt
@@ -63,6 +67,29 @@ class App:
     settings: ModelSettings | None = None
     prices: PriceTable | None = None
     deps: Any = None
+
+    @classmethod
+    def from_project(
+        cls, path: str | os.PathLike[str] | None = None, *, environ: Mapping[str, str] | None = None
+    ) -> App:
+        """The binding the project at or above `path` (default: the current folder) configures
+        in `[tool.promptkit]` (`from_config`); ConfigError for a table that cannot be used."""
+        return cls.from_config(find_project_config(path), environ=environ)
+
+    @classmethod
+    def from_config(cls, config: ProjectConfig, *, environ: Mapping[str, str] | None = None) -> App:
+        """The binding `config` says: its overrides store and tag, its session store, and the
+        adapter of its provider, model and base URL, chosen from `environ` (default
+        `os.environ`) as `promptkit optimize` chooses; no adapter for the `static` provider,
+        nor for `auto` when no model is configured (a call then says how to configure one).
+        A named provider without its key is a ProviderAuthenticationError."""
+        use_project(config)
+        return cls(
+            adapter=_configured_adapter(config, os.environ if environ is None else environ),
+            overrides=overrides_store_of(config),
+            tag=config.tag,
+            sessions=session_store_of(config),
+        )
 
     def __post_init__(self) -> None:
         for name, expected in (
@@ -222,6 +249,16 @@ class App:
                 " speaks a provider's wire API (OpenAIAdapter, AnthropicAdapter)"
             )
         return adapter
+
+
+def _configured_adapter(config: ProjectConfig, env: Mapping[str, str]) -> ProviderAdapter | None:
+    if config.provider == "static":
+        return None
+    if config.provider == "auto" and not model_configured(env, config.base_url):
+        return None
+    return choose_adapter(
+        config.provider, model=config.model, base_url=config.base_url, environ=env
+    ).adapter
 
 
 def _session(session: Session | None) -> Session:

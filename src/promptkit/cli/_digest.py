@@ -66,10 +66,14 @@ def run_status(args: argparse.Namespace) -> int:
     from promptkit.repl import resolution_lines
 
     bound = bind_workspace(
-        args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
+        args.path,
+        prompt=args.prompt,
+        state_dir=args.state_dir,
+        overrides_dir=args.overrides_dir,
+        tag=args.tag,
     )
     prompt = bound.prompt
-    resolution = resolve_workspace_digest(prompt, overrides_store=bound.overrides, tag=args.tag)
+    resolution = resolve_workspace_digest(prompt, overrides_store=bound.overrides, tag=bound.tag)
     if args.json:
         session = bound.stored_session
         print(
@@ -92,7 +96,7 @@ def run_status(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    origin = _origin_text(resolution, bound.stored_session, bound.overrides.root, args.tag)
+    origin = _origin_text(resolution, bound.stored_session, bound.overrides.root, bound.tag)
     lines = [
         f"workspace: {bound.workspace}",
         f"prompt:    {prompt.ns}/{prompt.key}",
@@ -108,10 +112,14 @@ def run_export(args: argparse.Namespace) -> int:
     from promptkit.discovery import bind_workspace
 
     bound = bind_workspace(
-        args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
+        args.path,
+        prompt=args.prompt,
+        state_dir=args.state_dir,
+        overrides_dir=args.overrides_dir,
+        tag=args.tag,
     )
     resolution = resolve_workspace_digest(
-        bound.prompt, overrides_store=bound.overrides, tag=args.tag
+        bound.prompt, overrides_store=bound.overrides, tag=bound.tag
     )
     if resolution.origin == "placeholder":
         print(

@@ -24,6 +24,7 @@ from promptkit.errors import ArgumentValueError
 
 if TYPE_CHECKING:
     from promptkit.adapters import ProviderAdapter
+    from promptkit.config import ProjectConfig
     from promptkit.evals import EvaluationReport
     from promptkit.overrides import LocalPromptOverridesStore
     from promptkit.prompt import Prompt
@@ -37,7 +38,7 @@ DATASET_FOLDER = "evals"
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Fill in the parser of `promptkit eval`."""
-    from promptkit.cli._options import PROMPT_HELP
+    from promptkit.cli._options import PROMPT_HELP, add_overrides_folder_argument
 
     parser.description = (
         "Run every case of a dataset under each override tag, score the replies and compare"
@@ -49,14 +50,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help="override tag to evaluate; repeat to compare (the first is the baseline;"
-        " default: latest)",
+        " default: [tool.promptkit] tag, else latest)",
     )
-    parser.add_argument(
-        "--overrides-dir",
-        default="overrides",
-        metavar="DIR",
-        help="overrides store root (default: overrides)",
-    )
+    add_overrides_folder_argument(parser)
     add_evaluation_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--html", metavar="FILE", help="write the HTML report to FILE")
@@ -76,7 +72,8 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dataset",
         metavar="FILE",
-        help=f"cases as .jsonl or .yaml (default: {DATASET_FOLDER}/<prompt key>.jsonl)",
+        help=f"cases as .jsonl or .yaml (default: {DATASET_FOLDER}/<prompt key>.jsonl in the"
+        " project folder)",
     )
     parser.add_argument(
         "--evaluator",
@@ -97,12 +94,18 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--provider",
         choices=EVAL_PROVIDERS,
-        default="auto",
         help="who answers: openai or anthropic (auto: whichever key is set), or fake (a reply"
-        " script on a local fake server, with --script)",
+        " script on a local fake server, with --script); default: [tool.promptkit] provider,"
+        " else auto",
     )
-    parser.add_argument("--model", help="model name (default: one per provider)")
-    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server")
+    parser.add_argument(
+        "--model", help="model name (default: [tool.promptkit] model, else one per provider)"
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="an OpenAI-compatible server (default: [tool.promptkit] base_url)",
+    )
     parser.add_argument(
         "--script", metavar="FILE", help="the reply script of --provider fake (YAML or JSON)"
     )
@@ -111,13 +114,14 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate, show and write the report; returns the exit status."""
     from promptkit.cli._eval_table import report_table
+    from promptkit.discovery import overrides_store_of
     from promptkit.evals import render_html_report, report_json_text, write_evaluation_outputs
-    from promptkit.overrides import LocalPromptOverridesStore
 
+    config = evaluation_config(args, tag=args.tag[0] if args.tag else None)
     prompt = load_cli_prompt(args.prompt)
-    store = LocalPromptOverridesStore(Path(args.overrides_dir))
+    store = overrides_store_of(config)
     try:
-        report = evaluate_from_args(args, prompt, tuple(args.tag or ["latest"]), store)
+        report = evaluate_from_args(args, prompt, tuple(args.tag or [config.tag]), store)
     except ValueError as error:
         print(f"promptkit: error: {error}", file=sys.stderr)
         return 2
@@ -133,6 +137,30 @@ def run_eval(args: argparse.Namespace) -> int:
         print("promptkit: interrupted", file=sys.stderr)
         return 130
     return 1 if report.invalid_cases or any(r.failed for r in report.results) else 0
+
+
+def evaluation_config(args: argparse.Namespace, *, tag: str | None) -> ProjectConfig:
+    """The project configuration `eval` and `promote` run with: the table's, with their options
+    (`--overrides-dir` in `args.root`, the provider options, `tag`) in place; the provider
+    options of `args` are set from it."""
+    from promptkit.config import command_config
+    from promptkit.discovery import use_project
+
+    provider = args.provider if args.provider != "fake" else None
+    config = command_config(
+        args.root,
+        overrides_dir=args.root,
+        tag=tag,
+        provider=provider,
+        model=args.model,
+        base_url=args.base_url,
+    )
+    use_project(config)
+    args.config = config
+    if args.provider is None:
+        args.provider = config.provider
+    args.model, args.base_url = config.model, config.base_url
+    return config
 
 
 def load_cli_prompt(reference: str) -> Prompt[Any]:
@@ -153,7 +181,7 @@ def evaluate_from_args(
     from promptkit.cli._eval_table import ProgressBar
     from promptkit.evals import evaluator_from_spec, load_dataset, run_evaluation
 
-    dataset = load_dataset(dataset_path(args.dataset, prompt), prompt)
+    dataset = load_dataset(dataset_path(args.dataset, prompt, args.config.root), prompt)
     with evaluation_adapter(args) as adapter:
         evaluators = [
             evaluator_from_spec(spec, judge_adapter=adapter) for spec in args.evaluator or ["exact"]
@@ -175,18 +203,23 @@ def evaluate_from_args(
             progress.close()
 
 
-def dataset_path(given: str | None, prompt: Prompt[Any]) -> Path:
+def dataset_path(given: str | None, prompt: Prompt[Any], root: Path) -> Path:
     """`given`, or the prompt's dataset under `evals/` (.jsonl, .yaml or .yml)."""
     if given:
         return Path(given)
     for suffix in (".jsonl", ".yaml", ".yml"):
-        candidate = Path(DATASET_FOLDER) / f"{prompt.key}{suffix}"
+        candidate = _shown(root) / DATASET_FOLDER / f"{prompt.key}{suffix}"
         if candidate.is_file():
             return candidate
     raise ArgumentValueError(
-        f"no dataset given and no {DATASET_FOLDER}/{prompt.key}.jsonl (or .yaml) here;"
+        f"no dataset given and no {_shown(root) / DATASET_FOLDER}/{prompt.key}.jsonl (or .yaml);"
         " pass --dataset FILE"
     )
+
+
+def _shown(root: Path) -> Path:
+    # The project folder, as `evals/...` when it is the current one.
+    return Path() if root == Path.cwd().absolute() else root
 
 
 @contextmanager
@@ -205,6 +238,7 @@ def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
                 " --base-url of a local server, or try it offline with --provider fake"
                 " --script FILE"
             )
+        choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
         print(f"promptkit eval: {choice.reason}", file=sys.stderr)
         yield choice.adapter
         return

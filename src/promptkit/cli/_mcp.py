@@ -91,7 +91,8 @@ def run_serve(args: argparse.Namespace) -> int:
     from promptkit.mcp import ServeOptions, serve_workspace
 
     def listening(url: str) -> None:
-        print(f"promptkit mcp: serving {args.path} at {url} (Ctrl-C stops)", file=sys.stderr)
+        where = args.path or "the project's workspace"
+        print(f"promptkit mcp: serving {where} at {url} (Ctrl-C stops)", file=sys.stderr)
         sys.stderr.flush()
 
     serve_workspace(

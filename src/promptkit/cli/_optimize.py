@@ -80,14 +80,16 @@ def start_listing_helper(args: argparse.Namespace) -> Iterator[None]:
     """The command's head start: a model's run lists the workspace in a helper process
     (`args.listing`) from before the CLI sets up logging, while this one imports the prompt
     stack and the SDK, so on two cores the first request goes out sooner."""
+    from promptkit.config import command_config
     from promptkit.optimize import writes_with_model
 
-    if not writes_with_model(args.provider, base_url=args.base_url):
+    config = command_config(workspace=args.path, provider=args.provider, base_url=args.base_url)
+    if not writes_with_model(config.provider, base_url=config.base_url):
         yield
         return
     from promptkit.hostfiles import DEFAULT_MAX_FILE_BYTES, start_listing_process
 
-    with start_listing_process(args.path, DEFAULT_MAX_FILE_BYTES) as listing:
+    with start_listing_process(str(config.workspace_root), DEFAULT_MAX_FILE_BYTES) as listing:
         args.listing = listing
         yield
 
@@ -99,6 +101,7 @@ def run_optimize(args: argparse.Namespace) -> int:
 
 
 def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
+    from promptkit.config import command_config
     from promptkit.discovery import bind_workspace
     from promptkit.optimize import (
         OptimizationScope,
@@ -109,12 +112,19 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
     from promptkit.session import PromptRendered, Session
 
     bound = bind_workspace(
-        args.path, prompt=args.prompt, state_dir=args.state_dir, overrides_dir=args.overrides_dir
+        args.path,
+        prompt=args.prompt,
+        state_dir=args.state_dir,
+        overrides_dir=args.overrides_dir,
+        tag=args.tag,
+    )
+    config = command_config(
+        workspace=args.path, provider=args.provider, model=args.model, base_url=args.base_url
     )
     choice = choose_digest_writer(
-        args.provider,
-        model=args.model,
-        base_url=args.base_url,
+        config.provider,
+        model=config.model,
+        base_url=config.base_url,
         api=args.api,
         listing=getattr(args, "listing", None),
     )
@@ -147,7 +157,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
             prompt,
             store_scope=scope,
             overrides_store=bound.overrides,
-            overrides_tag=args.tag,
+            overrides_tag=bound.tag,
             session=session,
             optimization_session=run_session,
             output_dir=args.output_dir,

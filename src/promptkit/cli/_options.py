@@ -9,6 +9,16 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Handler = Callable[[argparse.Namespace], int]
+
+OVERRIDES_DIR_HELP = (
+    "the overrides folder (default: [tool.promptkit] overrides of the project, else overrides/"
+    " in the project folder)"
+)
+TAG_HELP = "overrides tag (default: [tool.promptkit] tag, else latest)"
 
 PROMPT_HELP = (
     "package.module:attr or a promptkit.prompts entry-point name: a Prompt, or a function"
@@ -20,7 +30,10 @@ PROMPT_HELP = (
 def add_path_argument(parser: argparse.ArgumentParser) -> None:
     """The positional `PATH` of the workspace, default the current folder."""
     parser.add_argument(
-        "path", nargs="?", default=".", metavar="PATH", help="workspace directory (default: .)"
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help="workspace directory (default: [tool.promptkit] workspace of the project, else .)",
     )
 
 
@@ -71,31 +84,52 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_overrides_folder_argument(parser: argparse.ArgumentParser) -> None:
-    """`--overrides-dir DIR` (into `args.root`, default `overrides`) for the `overrides` commands,
-    with `--root`, its earlier name, still accepted."""
-    parser.add_argument(
-        "--overrides-dir",
-        dest="root",
-        default="overrides",
-        metavar="DIR",
-        help="the overrides folder (default: overrides)",
-    )
+    """`--overrides-dir DIR` (into `args.root`) for the commands without a workspace, with
+    `--root`, its earlier name, still accepted."""
+    parser.add_argument("--overrides-dir", dest="root", metavar="DIR", help=OVERRIDES_DIR_HELP)
     parser.add_argument("--root", dest="root", help=argparse.SUPPRESS)
+
+
+@dataclass(frozen=True)
+class configured:  # noqa: N801 (reads as the function it stands for: `handler=configured(f)`)
+    """`handler` run with `args.root` (the overrides folder) and, where the command has one,
+    `args.tag` resolved against the project configuration (`promptkit.config.command_config`,
+    found from `--overrides-dir` when given, else the current folder), which it finds in
+    `args.config`: for the commands that take no workspace. A value, so two parsers of one
+    command line hold equal handlers."""
+
+    handler: Handler
+
+    def __call__(self, args: argparse.Namespace) -> int:
+        from promptkit.config import command_config
+        from promptkit.discovery import use_project
+
+        config = command_config(args.root, overrides_dir=args.root, tag=getattr(args, "tag", None))
+        use_project(config)
+        args.config = config
+        args.root = config.overrides
+        if hasattr(args, "tag"):
+            args.tag = config.tag
+        return self.handler(args)
 
 
 def add_prompt_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool = True) -> None:
     """`--prompt` (unless `prompt_option` is false), `--tag`, `--overrides-dir`, `--state-dir`."""
     if prompt_option:
         parser.add_argument("--prompt", metavar="MODULE:ATTR", help=PROMPT_HELP)
-    parser.add_argument("--tag", default="latest", help="overrides tag (default: latest)")
-    parser.add_argument(
-        "--overrides-dir", metavar="DIR", help="overrides store root (default: PATH/overrides)"
-    )
+    add_tag_argument(parser)
+    parser.add_argument("--overrides-dir", metavar="DIR", help=OVERRIDES_DIR_HELP)
     parser.add_argument(
         "--state-dir",
         metavar="DIR",
-        help="session state root (default: $PROMPTKIT_HOME or ~/.promptkit)",
+        help="session state root (default: [tool.promptkit] state, else $PROMPTKIT_HOME or"
+        " ~/.promptkit)",
     )
+
+
+def add_tag_argument(parser: argparse.ArgumentParser) -> None:
+    """`--tag T`: the overrides tag, default the project's."""
+    parser.add_argument("--tag", help=TAG_HELP)
 
 
 def add_provider_arguments(parser: argparse.ArgumentParser, *, role: str) -> None:
@@ -106,16 +140,18 @@ def add_provider_arguments(parser: argparse.ArgumentParser, *, role: str) -> Non
     parser.add_argument(
         "--provider",
         choices=WRITER_NAMES,
-        default="auto",
-        help=f"{role} (default: auto: openai or anthropic when its API key is set, else the"
-        " offline static optimizer)",
+        help=f"{role} (default: [tool.promptkit] provider, else auto: openai or anthropic when"
+        " its API key is set, else the offline static optimizer)",
     )
-    parser.add_argument("--model", help="model name (default: one per provider)")
+    parser.add_argument(
+        "--model", help="model name (default: [tool.promptkit] model, else one per provider)"
+    )
     parser.add_argument(
         "--base-url",
         metavar="URL",
         help="server of an OpenAI-compatible API (vLLM, Ollama, llama.cpp), or another endpoint"
-        " (default: $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL); name its model with --model",
+        " (default: [tool.promptkit] base_url, else $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL);"
+        " name its model with --model",
     )
     parser.add_argument(
         "--api",

@@ -5,7 +5,8 @@ Prompts are found by `--prompt package.module:attr`, through the `promptkit.prom
 points, and (for `check` and `list`) in the `[tool.promptkit] prompts` list of the project's
 pyproject.toml; every write goes through the store, so the CLI checks nothing the library does
 not. The commands read with a strict store: a file that a render would skip is an error here.
-The store's folder is `--overrides-dir` (default `overrides`), as in every other command;
+The store's folder is `--overrides-dir`, else the project's (`[tool.promptkit] overrides`), as in
+every other command;
 `list`, `show` and `check` take `--json` (fields in docs/cli.md).
 """
 
@@ -22,7 +23,12 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptkit.cli._options import add_json_argument, add_overrides_folder_argument
+from promptkit.cli._options import (
+    add_json_argument,
+    add_overrides_folder_argument,
+    add_tag_argument,
+    configured,
+)
 from promptkit.cli._overrides_check import run_check, strict_store
 from promptkit.errors import OverridesError
 
@@ -52,7 +58,7 @@ def register(parser: CommandParser) -> None:
                 help="package.module:attr, or an entry-point name or ns/key of the"
                 " promptkit.prompts entry points",
             )
-            sub.add_argument("--tag", default="latest", help="the override tag (default: latest)")
+            add_tag_argument(sub)
         elif prompt == "many":
             sub.add_argument(
                 "--prompt",
@@ -62,7 +68,7 @@ def register(parser: CommandParser) -> None:
                 " promptkit.prompts entry points and the [tool.promptkit] prompts of"
                 " pyproject.toml are always included",
             )
-        sub.set_defaults(handler=handler)
+        sub.set_defaults(handler=configured(handler))
         return sub
 
     listing = action(
@@ -95,11 +101,11 @@ def register(parser: CommandParser) -> None:
     target = remove.add_mutually_exclusive_group(required=True)
     target.add_argument("--prompt", help="package.module:attr, or an entry-point name or ns/key")
     target.add_argument("--shared", metavar="SECTION_KEY", help="remove a shared section file")
-    remove.add_argument("--tag", default="latest", help="the override tag (default: latest)")
+    add_tag_argument(remove)
     entry = remove.add_mutually_exclusive_group()
     entry.add_argument("--path", help="remove only this section's entry")
     entry.add_argument("--tool", help="remove only this tool's entry")
-    remove.set_defaults(handler=_remove)
+    remove.set_defaults(handler=configured(_remove))
     check = action(
         "check",
         "exit 1 when a file is invalid, holds a credential, or has an entry that is stale,"
@@ -144,7 +150,7 @@ def _list(args: argparse.Namespace) -> int:
     )
 
     store = strict_store(args)
-    prompts = known_prompts(args.prompt, root=store.root)
+    prompts = known_prompts(args.prompt, args.config)
     rows = [("NS", "PROMPT", "TAG", "SECTIONS", "TOOLS", "STALE", "FILE")]
     invalid = 0
     for file in override_files(store.root):

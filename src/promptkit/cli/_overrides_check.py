@@ -7,12 +7,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from promptkit.errors import OverridesError
 
 if TYPE_CHECKING:
+    from promptkit.config import ProjectConfig
     from promptkit.overrides import LocalPromptOverridesStore
     from promptkit.prompt import Prompt
 
@@ -24,7 +24,7 @@ def run_check(args: argparse.Namespace) -> int:
 
     store = strict_store(args)
     files = override_files(store.root)
-    prompts = {} if args.syntax_only else known_prompts(args.prompt, root=store.root)
+    prompts = {} if args.syntax_only else known_prompts(args.prompt, args.config)
     notes: list[str] = []
     for file in files:
         try:
@@ -85,9 +85,11 @@ def strict_store(args: argparse.Namespace) -> LocalPromptOverridesStore:
     return LocalPromptOverridesStore(args.root, strict_overrides=True)
 
 
-def known_prompts(references: list[str], *, root: Path) -> dict[tuple[str, str], Prompt[Any]]:
-    """The prompts of `--prompt`, the entry points and the project's pyproject.toml (found
-    from the overrides root upwards), by (ns, key)."""
+def known_prompts(
+    references: list[str], config: ProjectConfig
+) -> dict[tuple[str, str], Prompt[Any]]:
+    """The prompts of `--prompt`, the entry points and the project configuration's
+    `[tool.promptkit] prompts`, by (ns, key)."""
     from promptkit.discovery import entry_point_prompts, find_prompt, project_prompts
 
     prompts: dict[tuple[str, str], Prompt[Any]] = {}
@@ -96,8 +98,7 @@ def known_prompts(references: list[str], *, root: Path) -> dict[tuple[str, str],
         print(f"promptkit: warning: {failure}", file=sys.stderr)
     for _, prompt in found.prompts:
         prompts[(prompt.ns, prompt.key)] = prompt
-    project = project_prompts(root.resolve())
-    for reference in (*project.references, *references):
+    for reference in (*project_prompts(config), *references):
         prompt = find_prompt(reference)
         prompts[(prompt.ns, prompt.key)] = prompt
     return prompts

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +23,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("prompt", metavar="PROMPT", help="package.module:attr or entry point")
     add_overrides_folder_argument(parser)
     parser.add_argument("--from", dest="from_tag", required=True, help="the candidate tag")
-    parser.add_argument("--to", dest="to_tag", default="latest", help="the tag to replace")
+    parser.add_argument(
+        "--to",
+        dest="to_tag",
+        help="the tag to replace (default: [tool.promptkit] tag, else latest)",
+    )
     parser.add_argument(
         "--min-score",
         type=float,
@@ -43,14 +46,16 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run_promote(args: argparse.Namespace) -> int:
     """Evaluate both tags and promote or refuse; returns the exit status."""
-    from promptkit.cli._eval import evaluate_from_args, load_cli_prompt
+    from promptkit.cli._eval import evaluate_from_args, evaluation_config, load_cli_prompt
     from promptkit.cli._eval_table import report_table
+    from promptkit.discovery import overrides_store_of
     from promptkit.errors import PromotionRefusedError
     from promptkit.evals import promote_overrides
-    from promptkit.overrides import LocalPromptOverridesStore
 
+    config = evaluation_config(args, tag=args.to_tag)
+    args.to_tag = config.tag
     prompt = load_cli_prompt(args.prompt)
-    store = LocalPromptOverridesStore(Path(args.root))
+    store = overrides_store_of(config)
     try:
         report = evaluate_from_args(args, prompt, (args.to_tag, args.from_tag), store)
         print(report_table(report))

@@ -40,16 +40,17 @@ def run_render(args: argparse.Namespace) -> int:
         prompt=args.prompt,
         state_dir=args.state_dir,
         overrides_dir=args.overrides_dir,
+        tag=args.tag,
     )
-    prompt, store = bound.prompt, bound.overrides
+    prompt, store, tag = bound.prompt, bound.overrides, bound.tag
     params = (
         params_from_json(prompt.params_types, args.params, prompt_name=prompt.display_name)
         if args.params is not None
         else ()
     )
-    rendered = prompt.render(*params, overrides_store=store, tag=args.tag)
+    rendered = prompt.render(*params, overrides_store=store, tag=tag)
     if isinstance(prompt.find_section(WorkspaceDigestSection), WorkspaceDigestSection):
-        origin = resolve_workspace_digest(prompt, overrides_store=store, tag=args.tag).origin
+        origin = resolve_workspace_digest(prompt, overrides_store=store, tag=tag).origin
         print(f"promptkit render: workspace digest from the {origin}", file=sys.stderr)
     print(rendered.text)
     return 0

@@ -53,9 +53,13 @@ def run_repl(
         prompt=prompt_source if prompt_source is not None else getattr(args, "prompt", None),
         state_dir=args.state_dir,
         overrides_dir=args.overrides_dir,
+        tag=args.tag,
+    )
+    config = options.config.overriding(
+        provider=args.provider, model=args.model, base_url=args.base_url
     )
     choice = choose_digest_writer(
-        args.provider, model=args.model, base_url=args.base_url, api=args.api
+        config.provider, model=config.model, base_url=config.base_url, api=args.api
     )
     repl = (repl_type or WorkspaceRepl).open(
         ReplSetup(
@@ -63,7 +67,7 @@ def run_repl(
             prompt_source=options.prompt_source,
             choice=choice,
             overrides=options.overrides,
-            tag=args.tag,
+            tag=options.tag,
             state=options.sessions,
         )
     )

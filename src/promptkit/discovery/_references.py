@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from promptkit.config import ProjectConfig
 from promptkit.errors import PromptkitError, PromptValidationError
 from promptkit.prompt import Prompt, Section
 from promptkit.session import Session
@@ -145,6 +146,25 @@ def find_prompt(selector: str) -> Prompt[Any]:
     )
 
 
+def project_prompts(config: ProjectConfig) -> tuple[str, ...]:
+    """The prompt references `config` lists (`[tool.promptkit] prompts`), with the project
+    folder made importable (`use_project`)."""
+    use_project(config)
+    return config.prompts
+
+
+def use_project(config: ProjectConfig) -> None:
+    """Make the project folder of `config` importable, so a prompt or app reference resolves
+    from the project's root wherever in it a command runs (the current folder is too)."""
+    _importable(config.root)
+
+
+def _importable(folder: Path) -> None:
+    path = str(folder.resolve())
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+
 def _import_reference(reference: str) -> PromptSource:
     module_name, colon, attribute = reference.partition(":")
     if not colon or not module_name or not attribute:
@@ -152,9 +172,7 @@ def _import_reference(reference: str) -> PromptSource:
             f"invalid prompt reference {reference!r}: expected package.module:attr, for example"
             " myapp.prompts:review_prompt"
         )
-    cwd = str(Path.cwd())
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)
+    _importable(Path.cwd())
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:

@@ -1,10 +1,14 @@
-"""What the workspace commands (`optimize`, `render`, `digest status`, `repl`) work on.
+"""What the commands work on: the project configuration with their options, and the workspace.
 
-Their shared options (`PATH`, `--prompt`, `--state-dir`, `--overrides-dir`) resolve here: the
-directory, the prompt source (`promptkit.discovery._references`), the session store and the
-overrides store; `bind_workspace` then binds the prompt to the session most recently stored for
-the workspace. The built-in default prompt, `workspace_prompt`, is a factory: a short role, the
-workspace as a VFS, planning tools and the workspace digest.
+Every command's options (`PATH`, `--prompt`, `--state-dir`, `--overrides-dir`, `--tag`, the
+provider options) resolve against the project's `[tool.promptkit]` table with one rule for
+every command (`promptkit.config.command_config`: a flag wins, else the table, else the
+default). For the workspace commands (`optimize`, `render`, `digest`, `repl`, `mcp serve`)
+that gives the directory, the prompt source (`promptkit.discovery._references`), the session
+store and the overrides store (`overrides_store_of`, `session_store_of`), and
+`bind_workspace` binds the prompt to the session most recently stored for the workspace. The
+built-in default prompt, `workspace_prompt`, is a factory: a short role, the workspace as a
+VFS, planning tools and the workspace digest.
 """
 
 from __future__ import annotations
@@ -13,9 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from promptkit.config import ProjectConfig, command_config, is_location_url
 from promptkit.digest import WorkspaceDigestSection
-from promptkit.discovery._references import PromptSource, bind_prompt, load_prompt_source
-from promptkit.errors import WorkspaceError
+from promptkit.discovery._references import (
+    PromptSource,
+    bind_prompt,
+    load_prompt_source,
+    use_project,
+)
+from promptkit.errors import ConfigError, WorkspaceError
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.planning import PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection
@@ -45,7 +55,7 @@ def workspace_prompt(session: Session, workspace: Path) -> Prompt[Any]:
     )
 
 
-def existing_workspace(path: str) -> Path:
+def existing_workspace(path: str | Path) -> Path:
     """`path` resolved, or WorkspaceError (exit status 2) when it is not a directory."""
     workspace = Path(path).expanduser()
     if not workspace.is_dir():
@@ -54,40 +64,77 @@ def existing_workspace(path: str) -> Path:
     return workspace.resolve()
 
 
+def overrides_store_of(config: ProjectConfig, *, strict: bool = False) -> LocalPromptOverridesStore:
+    """The overrides store `config` names; `strict` raises on a file a render would skip."""
+    if is_location_url(config.overrides):
+        raise ConfigError(
+            f"overrides = {config.overrides.partition('://')[0]}://... names a database; this"
+            " promptkit keeps overrides in a folder: give the folder's path"
+        )
+    return LocalPromptOverridesStore(config.overrides, strict_overrides=strict)
+
+
+def session_store_of(config: ProjectConfig) -> SessionStore:
+    """The session store `config` names (its state folder)."""
+    if config.state is not None and is_location_url(config.state):
+        raise ConfigError(
+            f"state = {config.state.partition('://')[0]}://... names a database; this promptkit"
+            " keeps sessions in a folder: give the folder's path"
+        )
+    return SessionStore(config.state)
+
+
 @dataclass(frozen=True)
 class WorkspaceOptions:
-    """What the shared options name: the workspace directory, the prompt source (imported, not
-    bound yet), the session store and the overrides store (default PATH/overrides)."""
+    """What the shared options name: the project configuration they resolve to, the workspace
+    directory, the prompt source (imported, not bound yet), the session store, the overrides
+    store and the tag."""
 
+    config: ProjectConfig
     workspace: Path
     prompt_source: PromptSource
     sessions: SessionStore
     overrides: LocalPromptOverridesStore
+    tag: str
 
 
 def workspace_options(
-    path: str,
+    path: str | None,
     *,
     prompt: str | PromptSource | None,
-    state_dir: str | None,
-    overrides_dir: str | None,
+    state_dir: str | None = None,
+    overrides_dir: str | None = None,
+    tag: str | None = None,
+    overrides: LocalPromptOverridesStore | None = None,
+    sessions: SessionStore | None = None,
 ) -> WorkspaceOptions:
-    """Resolve `PATH`, `--prompt` (a reference, a source given in code, or None for the default
-    prompt), `--state-dir` and `--overrides-dir`; WorkspaceError when PATH is not a directory,
-    PromptValidationError when the reference does not resolve."""
-    workspace = existing_workspace(path)
+    """Resolve `PATH` (None: the project's workspace), `--prompt` (a reference, a source given
+    in code, or None for the default prompt), `--state-dir`, `--overrides-dir` and `--tag`
+    against the project configuration (`command_config`). `overrides` and `sessions`, stores an
+    application binds, take the place of the configured ones unless the folder is given.
+    WorkspaceError when PATH is not a directory, PromptValidationError when the reference does
+    not resolve, ConfigError for a configuration that cannot be used."""
+    config = command_config(
+        workspace=path, overrides_dir=overrides_dir, state_dir=state_dir, tag=tag
+    )
+    workspace = existing_workspace(config.workspace_root)
+    use_project(config)
     # Imported before any session loads: the prompt's module registers its slice types.
     if prompt is None or isinstance(prompt, str):
         source = load_prompt_source(prompt or DEFAULT_PROMPT_REFERENCE)
     else:
         source = prompt
+    if overrides is None or overrides_dir is not None:
+        overrides = overrides_store_of(config)
+    if sessions is None or state_dir is not None:
+        sessions = session_store_of(config)
     return WorkspaceOptions(
+        config=config,
         workspace=workspace,
         prompt_source=source,
-        sessions=SessionStore(state_dir),
-        overrides=LocalPromptOverridesStore(
-            Path(overrides_dir) if overrides_dir else workspace / "overrides"
-        ),
+        sessions=sessions,
+        overrides=overrides,
+        tag=config.tag,
     )
 
 
@@ -95,31 +142,46 @@ def workspace_options(
 class BoundWorkspace:
     """What a workspace command works on: the directory, its session store, the session most
     recently stored for it (`stored_session`, None when there was none and `session` is new),
-    the prompt bound to that session, and the overrides store."""
+    the prompt bound to that session, the overrides store and the tag, and the project
+    configuration they come from."""
 
+    config: ProjectConfig
     workspace: Path
     sessions: SessionStore
     stored_session: Session | None
     session: Session
     prompt: Prompt[Any]
     overrides: LocalPromptOverridesStore
+    tag: str
 
 
 def bind_workspace(
-    path: str, *, prompt: str | None, state_dir: str | None, overrides_dir: str | None
+    path: str | None,
+    *,
+    prompt: str | None,
+    state_dir: str | None = None,
+    overrides_dir: str | None = None,
+    tag: str | None = None,
 ) -> BoundWorkspace:
     """`workspace_options`, then the prompt bound to the workspace's latest stored session (or a
     new one)."""
     options = workspace_options(
-        path, prompt=prompt, state_dir=state_dir, overrides_dir=overrides_dir
+        path, prompt=prompt, state_dir=state_dir, overrides_dir=overrides_dir, tag=tag
     )
+    return bind_options(options)
+
+
+def bind_options(options: WorkspaceOptions) -> BoundWorkspace:
+    """The prompt of `options` bound to the workspace's latest stored session (or a new one)."""
     stored = options.sessions.latest(options.workspace)
     session = stored if stored is not None else Session()
     return BoundWorkspace(
+        config=options.config,
         workspace=options.workspace,
         sessions=options.sessions,
         stored_session=stored,
         session=session,
         prompt=bind_prompt(options.prompt_source, session=session, workspace=options.workspace),
         overrides=options.overrides,
+        tag=options.tag,
     )

@@ -65,7 +65,7 @@ class ProjectPrompts:
 
     def __init__(self, service: WorkspaceService) -> None:
         self._service = service
-        self.references = project_prompts(service.workspace).references
+        self.references = project_prompts(service.config)
 
     @cached_property
     def _prompts(self) -> dict[str, ListedPrompt]:
@@ -87,6 +87,7 @@ class ProjectPrompts:
             prompt=reference,
             state_dir=options.state_dir,
             overrides_dir=options.overrides_dir,
+            tag=options.tag,
         ).prompt
 
     def render(self, name: str, arguments: Mapping[str, str]) -> str:
@@ -105,6 +106,7 @@ class ProjectPrompts:
             prompt=listed.reference,
             state_dir=options.state_dir,
             overrides_dir=options.overrides_dir,
+            tag=options.tag,
         )
         known = {argument.name for argument in listed.arguments}
         unknown = sorted(set(arguments) - known)
@@ -121,7 +123,7 @@ class ProjectPrompts:
                     raw if argument.is_text else _json_or_text(raw)
                 )
         params = params_from_json(bound.prompt.params_types, document, prompt_name=name)
-        return bound.prompt.render(*params, overrides_store=bound.overrides, tag=options.tag).text
+        return bound.prompt.render(*params, overrides_store=bound.overrides, tag=bound.tag).text
 
     def handlers(self) -> tuple[ListPromptsHandler, GetPromptHandler]:
         """The `prompts/list` and `prompts/get` handlers of the low-level MCP server."""

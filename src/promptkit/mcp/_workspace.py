@@ -49,9 +49,9 @@ class ServeOptions:
     command takes, whether the server may store a refreshed digest (`allow_writes`), and who
     writes a refreshed digest (`refresh_provider`, `static` unless configured)."""
 
-    path: str = "."
+    path: str | None = None
     prompt: str | None = None
-    tag: str = "latest"
+    tag: str | None = None
     state_dir: str | None = None
     overrides_dir: str | None = None
     allow_writes: bool = False
@@ -95,6 +95,7 @@ class WorkspaceService:
                 " there is no digest to serve: pass --prompt naming a prompt with one"
             )
         self.workspace: Path = bound.workspace
+        self.config = bound.config
         self._mounts = _mounts_of(bound.prompt, bound.workspace)
 
     def bind(self) -> BoundWorkspace:
@@ -104,6 +105,7 @@ class WorkspaceService:
             prompt=self.options.prompt,
             state_dir=self.options.state_dir,
             overrides_dir=self.options.overrides_dir,
+            tag=self.options.tag,
         )
 
     def digest(self) -> DigestReport:
@@ -111,7 +113,7 @@ class WorkspaceService:
         the workspace changed since it was written."""
         bound = self.bind()
         resolution = resolve_workspace_digest(
-            bound.prompt, overrides_store=bound.overrides, tag=self.options.tag
+            bound.prompt, overrides_store=bound.overrides, tag=bound.tag
         )
         session = bound.stored_session
         freshness = resolution.freshness

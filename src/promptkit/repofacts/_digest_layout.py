@@ -36,6 +36,7 @@ _MAX_PATHS_PER_LINE = 8
 _MAX_INLINE_SUBFOLDERS = 4
 _MAX_INNER_PURPOSE = 52
 _MAX_DESCRIBED_SKILLS = 4
+_MODULES_PER_LINE = 10
 _CONVENTIONAL = frozenset(
     {"src", "lib", "test", "tests", "__tests__", "testdata", "resources", "benches", "examples"}
 )
@@ -58,6 +59,12 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:
     if facts.largest_modules:
         listed = ", ".join(code_span(path) for path in facts.largest_modules)
         lines.append(DigestLine("Layout", 78, f"- Largest modules: {listed}"))
+    # The next modules by size fill what room is left, after everything else.
+    for start in range(0, len(facts.more_modules), _MODULES_PER_LINE):
+        chunk = facts.more_modules[start : start + _MODULES_PER_LINE]
+        listed = ", ".join(code_span(path) for path in chunk)
+        priority = 34 - 3 * start // _MODULES_PER_LINE
+        lines.append(DigestLine("Layout", priority, f"- More modules: {listed}", in_share=False))
     # What users import and where the big modules are tested: named after the folders and
     # the big modules, and before the room left over goes to catalogues' tails.
     lines.extend(_named("- Tests of the largest modules", facts.module_tests, 60))
@@ -84,6 +91,7 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:
         lines.append(DigestLine("Layout", 74 - rank * 1.5, text))
     named = tuple(skill.path for skill in facts.skills[_MAX_DESCRIBED_SKILLS:])
     lines.extend(_catalogue("- More skills", named, 69))
+    lines.extend(_catalogue("- Agent docs", facts.agent_docs, 71))
     if facts.root_file_count:
         text = f"- Top level: {count_of(facts.root_file_count, 'file')}"
         # Docs and config are named above already.

@@ -1,11 +1,16 @@
 """Guidance written for contributors and agents: the commands it names and its rules.
 
 Agent-instruction files (AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md,
-.cursor/rules/) are operator-curated input. Each is read once: a symlink and an identical copy
-carry the same text, so files are de-duplicated by content. The commands in their code blocks
-(and in inline code that starts with a known tool) are canonical; their short imperative
+.github/instructions/*.instructions.md, .cursor/rules/, .cursorrules) are operator-curated
+input. Each is read once: a symlink and an identical copy carry the same text, so files are
+de-duplicated by content. The commands they name are canonical; their short imperative
 sentences (must, never, always...) become watch-outs. Contributor docs (CONTRIBUTING,
 DEVELOPMENT, HACKING) are read the same way, after the agent files.
+
+A line of a shell code block is a command when a person could type it as it stands (see
+`_tooling.shell.unrunnable`); inline code and untyped blocks hold code and output too, so there
+a line is a command only when the repository's own evidence runs its program (`Evidence`): its
+CI, its runners' recipes and build files, or a script it holds.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from promptkit.repofacts._tooling.model import FileReader
+from promptkit.repofacts._tooling.shell import head_of, unrunnable
 
 __all__ = [
     "AGENT_FILE_NAMES",
     "DocumentedCommand",
+    "Evidence",
     "Guidance",
     "WatchOut",
     "as_command",
@@ -31,7 +38,7 @@ __all__ = [
 ]
 
 AGENT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
-_AGENT_ENDINGS = (*AGENT_FILE_NAMES, "copilot-instructions.md")
+_AGENT_ENDINGS = (*AGENT_FILE_NAMES, "copilot-instructions.md", ".instructions.md", ".cursorrules")
 _MAX_AGENT_FILES = 8
 _MAX_CONTRIBUTOR_DOCS = 4
 _MAX_WATCH_OUTS_PER_FILE = 24
@@ -76,7 +83,8 @@ def is_agent_file(relative: str) -> bool:
     name = relative.rpartition("/")[2]
     return (
         name in AGENT_FILE_NAMES
-        or relative == ".github/copilot-instructions.md"
+        or relative in (".github/copilot-instructions.md", ".cursorrules")
+        or (relative.startswith(".github/instructions/") and name.endswith(".instructions.md"))
         or (relative.startswith(".cursor/rules/") and name.endswith((".md", ".mdc")))
     )
 
@@ -100,7 +108,16 @@ def guidance_files(paths: list[str]) -> list[str]:
     return agent[:_MAX_AGENT_FILES] + contributing[:_MAX_CONTRIBUTOR_DOCS]
 
 
-def read_guidance(paths: list[str], read: FileReader) -> Guidance:
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the repository shows it runs: its files (`present`, for scripts run by their
+    path) and the programs its CI, runners and build files run or configure (`programs`)."""
+
+    present: frozenset[str] = frozenset()
+    programs: frozenset[str] = frozenset()
+
+
+def read_guidance(paths: list[str], read: FileReader, evidence: Evidence = Evidence()) -> Guidance:
     """Read each guidance file once (identical texts once) and extract commands and rules."""
     seen_texts: set[bytes] = set()
     files: list[str] = []
@@ -118,7 +135,7 @@ def read_guidance(paths: list[str], read: FileReader) -> Guidance:
         agent = is_agent_file(relative)
         commands.extend(
             DocumentedCommand(relative, command, agent)
-            for command in extract_documented_commands(text)
+            for command in extract_documented_commands(text, evidence)
         )
         watch_outs.extend(extract_watch_outs(relative, text))
     return Guidance(tuple(files), tuple(commands), tuple(watch_outs))
@@ -126,67 +143,80 @@ def read_guidance(paths: list[str], read: FileReader) -> Guidance:
 
 # -- commands ----------------------------------------------------------------------------------
 
-# The first word of a line that is a command someone runs (rather than code or output).
-_COMMAND_HEADS = frozenset(
-    {
-        "make", "just", "task", "uv", "uvx", "pnpm", "npm", "npx", "yarn", "bun", "bunx",
-        "cargo", "go", "pytest", "python", "python3", "ruff", "mypy", "pyright", "tox", "nox",
-        "hatch", "poetry", "pdm", "pre-commit", "prek", "lefthook", "golangci-lint", "gofumpt",
-        "gofmt", "goimports", "turbo", "nx", "tsc", "vitest", "jest", "eslint", "prettier",
-        "biome", "deno", "mvn", "gradle", "./gradlew", "cmake", "ctest", "bazel", "rustup",
-        "docker", "mise", "tsx", "node", "ty", "oxlint",
-    }
-)  # fmt: skip
-_SHELL_FENCE = re.compile(r"^(`{3,}|~{3,})\s*(\w*)")
-_SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "shell-session", "text"})
-_INLINE_CODE = re.compile(r"`([^`\n]{3,160})`")
-_PROMPT = re.compile(r"^(?:\$|>|%|#\s)\s*")
+_SHELL_FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w-]*)")
+# Blocks typed as shell hold what a person types; untyped and text blocks hold output too.
+_SHELL_LANGUAGES = frozenset(
+    {"bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "fish", "ps1"}
+)
+_UNTYPED_LANGUAGES = frozenset({"", "text", "txt", "plain", "plaintext"})
+_INLINE_CODE = re.compile(r"`([^`\n]{2,160})`")
 
 
-def extract_documented_commands(text: str) -> list[str]:
-    """Command lines in `text`'s shell code blocks and inline code, in order, each once."""
+def extract_documented_commands(text: str, evidence: Evidence = Evidence()) -> list[str]:
+    """Command lines in `text`'s code blocks and inline code, in order, each once."""
     found: list[str] = []
     fence: str | None = None
-    is_shell = False
+    language = ""
+    continued = ""
     for raw in text.splitlines():
         stripped = raw.strip()
         opening = _SHELL_FENCE.match(stripped)
         if opening is not None and (fence is None or stripped.startswith(fence)):
             if fence is None:
-                fence, is_shell = opening.group(1), opening.group(2).lower() in _SHELL_LANGUAGES
+                fence, language = opening.group(1), opening.group(2).lower()
             else:
                 fence = None
+            continued = ""
+            continue
+        if fence is not None and stripped.endswith("\\"):
+            continued += stripped[:-1] + " "  # a command continued on the next line
             continue
         if fence is not None:
-            if is_shell:
-                found.extend(_command_in(stripped))
+            stripped, continued = continued + stripped, ""
+            if language in _SHELL_LANGUAGES or language in _UNTYPED_LANGUAGES:
+                # A prompt marks what is typed; a block also holds output (`running 1 test`).
+                typed = language in _SHELL_LANGUAGES and _PROMPT.match(stripped) is not None
+                found.extend(_command_in(stripped, evidence, typed=typed, block=True))
             continue
         for match in _INLINE_CODE.finditer(raw):
-            found.extend(_command_in(match.group(1)))
+            found.extend(_command_in(match.group(1), evidence, typed=False, block=False))
     unique = list(dict.fromkeys(found))
     return unique[:_MAX_COMMANDS_PER_FILE]
 
 
-def _command_in(line: str) -> Iterator[str]:
-    command = as_command(line)
+def _command_in(line: str, evidence: Evidence, *, typed: bool, block: bool) -> Iterator[str]:
+    command = as_command(line, evidence, typed=typed, block=block)
     if command is not None:
         yield command
 
 
-def as_command(line: str) -> str | None:
-    """`line` as a command someone runs (prompt and comment dropped), or None when its first
-    word is no known tool or script: prose, code and program output are not commands."""
+_PROMPT = re.compile(r"^(?:\$|%)\s+")
+
+
+def as_command(
+    line: str, evidence: Evidence = Evidence(), *, typed: bool = False, block: bool = False
+) -> str | None:
+    """`line` as a command someone runs (prompt and comment dropped), or None.
+
+    A line that is no command a person could type (see `unrunnable`) is None. A line marked
+    as typed (`typed`: after a shell prompt in a shell block) is a command; any other must
+    run a program the repository's evidence runs, or a script the repository holds by its
+    path. In prose (not a code `block`), a program's name alone names the program (`uv`),
+    not a command.
+    """
     line = _PROMPT.sub("", line.strip())
     line = re.sub(r"\s+#\s.*$", "", line).strip()
-    words = line.split()
-    if not words:
+    if unrunnable(line, evidence.present) is not None:
         return None
-    head = words[0]
-    # A script's path, not a folder's (`scripts/` alone names the folder).
-    is_script = head.startswith(("./", "scripts/", "script/")) and not head.endswith("/")
-    if len(words) < 2 and not is_script:
-        return None
-    return line if head in _COMMAND_HEADS or is_script else None
+    head = head_of(line)
+    if typed:
+        return line
+    if head in evidence.programs and (block or len(line.split()) > 1):
+        return line
+    # A file named in prose is a file (`tests/test_docs.py`); run by its path it is `./x`, or
+    # an executable with no suffix (`bin/test`) or a shell script's.
+    is_script = head.startswith("./") or head.endswith((".sh", ".bash")) or "." not in head
+    return line if "/" in head and is_script else None
 
 
 # -- watch-outs --------------------------------------------------------------------------------

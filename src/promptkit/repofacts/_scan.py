@@ -14,10 +14,9 @@ anything is parsed out of it, so no credential reaches `WorkspaceFacts`.
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from promptkit._gc import collector_paused
@@ -35,9 +34,10 @@ from promptkit.hostfiles import (
 from promptkit.logging import get_logger
 from promptkit.repofacts._docs_site import DocsSite, docs_site
 from promptkit.repofacts._folders import FolderNote, describe_folders
-from promptkit.repofacts._guidance import WatchOut, as_command, read_guidance
+from promptkit.repofacts._guidance import Evidence, WatchOut, read_guidance
 from promptkit.repofacts._landmarks import (
     AgentSkill,
+    agent_docs,
     agent_skills,
     contributor_docs,
     entry_points,
@@ -53,13 +53,18 @@ from promptkit.repofacts._tooling import (
     ToolCommand,
     ToolingCollector,
     Workflow,
+    add_ci_checks,
+    ci_programs,
+    ci_systems,
     classify_command,
     config_files,
-    invoked_script,
+    is_ci_file,
+    is_side_workflow,
+    is_typed_by_hand,
     parse_config_file,
     parse_workflow,
     rank_commands,
-    script_commands,
+    ranked_tools,
 )
 from promptkit.secrets import redact_secrets
 
@@ -68,7 +73,6 @@ __all__ = [
     "LanguageCount",
     "ScanRoot",
     "WorkspaceFacts",
-    "is_typed_by_hand",
     "scan_roots",
     "scan_workspace",
 ]
@@ -77,7 +81,9 @@ _log = get_logger("promptkit.workspace")
 
 _CONFIG_READ_LIMIT = 256 * 1024
 _MAX_CONFIG_FILES = 80
-_MAX_CI_FILES = 20
+_MAX_CI_FILES = 48
+_MAX_LARGEST_MODULES = 10
+_MAX_NAMED_MODULES = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +96,10 @@ class WorkspaceFacts:
     contributor files that were read (each once); `entry_points` are where code starts (a Go
     command's main.go, a package's index.ts or __init__.py, a crate's lib.rs); `root_files`
     are the names of the files at the top level; `contributor_docs` the docs in folders
-    written for contributors; `skills` the agent skills; `largest_modules` the largest
-    hand-written source files and `generated_folders` the folders of generated code (see
+    written for contributors; `skills` the agent skills and `agent_docs` the other docs kept
+    for coding agents (`.agents/`, `.claude/`, `.github/instructions/`); `largest_modules`
+    the largest hand-written source files, `more_modules` the next ones by size (named as
+    room allows), and `generated_folders` the folders of generated code (see
     `promptkit.repofacts._landmarks`); `docs_site` the documentation site, if any (see
     `promptkit.repofacts._docs_site`); `suites` the largest test suites and `docs_checks` the
     tests that run the docs' examples, `module_tests` the tests named for the largest modules
@@ -118,7 +126,9 @@ class WorkspaceFacts:
     root_files: tuple[str, ...] = ()
     contributor_docs: tuple[str, ...] = ()
     skills: tuple[AgentSkill, ...] = ()
+    agent_docs: tuple[str, ...] = ()
     largest_modules: tuple[str, ...] = ()
+    more_modules: tuple[str, ...] = ()
     generated_folders: tuple[str, ...] = ()
     docs_site: DocsSite | None = None
     suites: tuple[SuiteFolder, ...] = ()
@@ -226,16 +236,30 @@ def _scan(
     configs = config_files(paths)[:_MAX_CONFIG_FILES]
     lockfiles = _lockfiles(locate, {config.rpartition("/")[0] for config in configs})
     collector = ToolingCollector(present=present | lockfiles, read=read)
+    tool_depths: dict[str, int] = {}
     for relative in configs:
+        known = set(collector.tools)
         parse_config_file(collector, relative)
+        for tool in collector.tools - known:
+            tool_depths[tool] = relative.count("/")
     workflows: list[Workflow] = []
-    ci_files = sorted(path for path in paths if path.count("/") <= 2 and _is_ci_file(path))
+    # The workflows that check come before those that release: a bound keeps them first.
+    ci_files = sorted(
+        (path for path in paths if path.count("/") <= 3 and is_ci_file(path)),
+        key=lambda path: (is_side_workflow(path), path),
+    )
     for relative in ci_files[:_MAX_CI_FILES]:
         text = read(relative)
         if text is not None:
-            workflows.append(parse_workflow(relative, text))
-    _add_ci_checks(collector, workflows, present, read)
-    guidance = read_guidance(paths, read)
+            parsed = parse_workflow(relative, text)
+            runnable = tuple(line for line in parsed.commands if is_typed_by_hand(line, present))
+            workflows.append(replace(parsed, runnable=runnable))
+    add_ci_checks(collector, workflows, read)
+    programs = ci_programs(workflows)
+    evidence = Evidence(
+        present=present, programs=frozenset(collector.programs | collector.tools | set(programs))
+    )
+    guidance = read_guidance(paths, read, evidence)
     for documented in guidance.commands:
         collector.add(
             classify_command(documented.command),
@@ -244,9 +268,14 @@ def _scan(
             standing="documented",
         )
     commands = rank_commands(
-        collector.commands, workflows, (documented.command for documented in guidance.commands)
+        collector.commands,
+        workflows,
+        (documented.command for documented in guidance.commands),
+        programs,
     )
-    modules = largest_modules(sizes, read, is_code)
+    tools = ranked_tools(collector.tools, tool_depths, programs, ci_systems(workflows))
+    ranked_modules = largest_modules(sizes, read, is_code, _MAX_NAMED_MODULES)
+    modules = ranked_modules[:_MAX_LARGEST_MODULES]
     starts = entry_points(paths)
     return WorkspaceFacts(
         manifest=manifest,
@@ -262,7 +291,7 @@ def _scan(
             )
         ),
         projects=collector.project_lines(),
-        tools=tuple(sorted(collector.tools | _tools_from_ci(workflows))),
+        tools=tools,
         commands=commands,
         workflows=tuple(workflows),
         watch_outs=guidance.watch_outs,
@@ -274,7 +303,9 @@ def _scan(
         root_files=tuple(p for p in paths if "/" not in p),
         contributor_docs=contributor_docs(paths),
         skills=agent_skills(paths, read),
+        agent_docs=tuple(path for path in agent_docs(paths) if path not in guidance.files),
         largest_modules=modules,
+        more_modules=ranked_modules[_MAX_LARGEST_MODULES:],
         generated_folders=generated_folders(paths),
         docs_site=docs_site(paths),
         suites=suite_folders(paths),
@@ -282,74 +313,6 @@ def _scan(
         module_tests=module_tests(modules, paths),
         exported_modules=tuple(sorted(collector.exported_modules)),
         reexported_modules=reexported_modules(starts, present, read, known=modules),
-    )
-
-
-_SIDE_WORKFLOW = re.compile(r"release|publish|bench|deploy|nightly|docs|binar", re.IGNORECASE)
-_SETUP_WORD = re.compile(r"\b(?:install|add|setup|sync|download|upload|cache)\b")
-_MAX_CI_COMMAND = 90
-_MAX_CI_SCRIPTS = 8
-_CI_SCRIPT_READ_LIMIT = 64 * 1024
-_INFO_ONLY = re.compile(r"\s(?:--help|-h|--version|-V|version)\s*$")
-
-
-def _add_ci_checks(
-    collector: ToolingCollector,
-    workflows: list[Workflow],
-    present: frozenset[str],
-    read: Callable[[str, int], str | None],
-) -> None:
-    """The checks CI runs are canonical even when no runner file names them, and so are the
-    checks in a repository script that CI runs (`./.ci/run test`, `script/test`): the call
-    shows the script's check of its kind as what it runs. Release, benchmark and deploy
-    workflows run builds nobody types by hand: they are skipped."""
-    calls: dict[str, list[tuple[str, str]]] = {}
-    for workflow in workflows:
-        if _SIDE_WORKFLOW.search(workflow.path) is not None:
-            continue
-        for line in workflow.commands:
-            script = invoked_script(line, present)
-            if script is not None and _is_shell_script(script):
-                calls.setdefault(script, []).append((line, workflow.path))
-                continue
-            command = as_command(line) if is_typed_by_hand(line) else None
-            purpose = classify_command(command) if command is not None else "other"
-            if command is not None and purpose != "other":
-                collector.add(purpose, command, workflow.path, standing="ci")
-    for script, script_calls in list(calls.items())[:_MAX_CI_SCRIPTS]:
-        # A script's own variables are set as it runs: a line that uses one is not typeable.
-        checks = [
-            (classify_command(line), line)
-            for line in script_commands(read(script, _CI_SCRIPT_READ_LIMIT) or "")
-            if "$" not in line and is_typed_by_hand(line) and as_command(line) is not None
-        ]
-        checks = [(purpose, line) for purpose, line in checks if purpose != "other"]
-        for line, source in script_calls:
-            purpose = classify_command(line)
-            if purpose != "other" and is_typed_by_hand(line):
-                # What the call runs is clear only when the script has one check of its kind.
-                same_kind = [check for kind, check in checks if kind == purpose]
-                runs = same_kind[0] if len(same_kind) == 1 else None
-                collector.add(purpose, line, source, runs, standing="ci")
-        for purpose, line in checks:
-            collector.add(purpose, line, script, standing="ci")
-
-
-def _is_shell_script(path: str) -> bool:
-    name = path.rpartition("/")[2]
-    return "." not in name.lstrip(".") or name.endswith((".sh", ".bash"))
-
-
-def is_typed_by_hand(line: str) -> bool:
-    """Whether a CI line is a check a contributor could type (no CI variables, no setup, not
-    a smoke test that the tool starts, such as `ruff --help`)."""
-    return (
-        len(line) <= _MAX_CI_COMMAND
-        and "${{" not in line
-        and "$(" not in line
-        # A flag such as `--no-sync` says how, not that the line sets something up.
-        and _SETUP_WORD.search(" ".join(w for w in line.split() if not w.startswith("-"))) is None
-        and _INFO_ONLY.search(line) is None
     )
 
 
@@ -372,44 +335,3 @@ def _lockfiles(
                 continue
             found.add(relative)
     return frozenset(found)
-
-
-# -- CI ----------------------------------------------------------------------------------------
-
-_CI_FILES = frozenset(
-    {
-        ".gitlab-ci.yml",
-        ".circleci/config.yml",
-        "Jenkinsfile",
-        "azure-pipelines.yml",
-        ".travis.yml",
-        "bitbucket-pipelines.yml",
-        ".buildkite/pipeline.yml",
-    }
-)
-_CI_TOOLS = (
-    (".github/workflows/", "github-actions"),
-    (".gitlab-ci.yml", "gitlab-ci"),
-    (".circleci/", "circleci"),
-    ("Jenkinsfile", "jenkins"),
-    ("azure-pipelines.yml", "azure-pipelines"),
-    (".travis.yml", "travis-ci"),
-    ("bitbucket-pipelines.yml", "bitbucket-pipelines"),
-    (".buildkite/", "buildkite"),
-)
-
-
-def _is_ci_file(relative: str) -> bool:
-    if relative in _CI_FILES:
-        return True
-    directory, _, name = relative.rpartition("/")
-    return directory == ".github/workflows" and name.endswith((".yml", ".yaml"))
-
-
-def _tools_from_ci(workflows: list[Workflow]) -> set[str]:
-    return {
-        tool
-        for workflow in workflows
-        for prefix, tool in _CI_TOOLS
-        if workflow.path.startswith(prefix)
-    }

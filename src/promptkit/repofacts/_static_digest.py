@@ -11,23 +11,27 @@ The digest goes into prompts, so it is held to a stricter standard than logs: ra
 words are concealed (see `digest_text`), and a line in which `find_secrets` still sees a
 credential is never rendered. The Layout part's lines come from `digest_layout`.
 
-The token budget is estimated at four characters per token (no tokenizer dependency). Each
-part has a share of it that it keeps first (`_SHARES`); what is left goes to the remaining
-lines by priority. Lines are kept or dropped whole, so a smaller budget shows a subset of the
-lines of a larger one, and commands are never pushed out by watch-outs or workflows.
+The token budget is estimated at four UTF-8 bytes per token (no tokenizer dependency): a
+tokenizer spends at least a token on every four bytes of ordinary text, and counting bytes,
+not characters, keeps text with `…` or other multi-byte characters within it too. Each part
+has a share of it that it keeps first (`_SHARES`); what is left goes to the remaining lines by
+priority. Lines are kept or dropped whole, so a smaller budget shows a subset of the lines of a
+larger one, and commands are never pushed out by watch-outs or workflows.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 
 from promptkit.errors import ArgumentValueError
 from promptkit.repofacts._digest_layout import layout_lines
 from promptkit.repofacts._digest_text import DigestLine, code_span, plain
-from promptkit.repofacts._guidance import WatchOut, as_command, is_agent_file
-from promptkit.repofacts._scan import WorkspaceFacts, is_typed_by_hand
+from promptkit.repofacts._guidance import WatchOut, is_agent_file
+from promptkit.repofacts._scan import WorkspaceFacts
 from promptkit.repofacts._tooling import CommandPurpose, ToolCommand, classify_command
+from promptkit.repofacts._tooling.ranking import program_of, tool_key
 from promptkit.secrets import find_secrets
 
 __all__ = ["CHARS_PER_TOKEN", "estimate_tokens", "render_static_digest"]
@@ -64,11 +68,18 @@ _MAX_WORKFLOWS = 8
 _MAX_WORKFLOW_COMMANDS = 3
 _MAX_WATCH_OUTS = 12
 _CD_PREFIX = re.compile(r"^cd (\S+) && (.+)$")
+# A detail that describes what a command covers (`hooks: ruff, mypy`, `envs: py312, lint`).
+_DESCRIPTION = re.compile(r"^[a-z]+: ")
 
 
 def estimate_tokens(text: str) -> int:
-    """Approximate token count of `text`: one token per four characters, rounded up."""
-    return -(-len(text) // CHARS_PER_TOKEN)
+    """Approximate token count of `text`: one token per four UTF-8 bytes, rounded up."""
+    return -(-_size(text) // CHARS_PER_TOKEN)
+
+
+def _size(text: str) -> int:
+    """`text`'s length in UTF-8 bytes, the unit the budget is kept in."""
+    return len(text.encode("utf-8"))
 
 
 def render_static_digest(facts: WorkspaceFacts, *, max_tokens: int = 2000) -> str:
@@ -106,7 +117,7 @@ def render_static_digest(facts: WorkspaceFacts, *, max_tokens: int = 2000) -> st
 
 
 class _Budget:
-    """The assembled digest's length, tracked per section as lines are kept."""
+    """The assembled digest's length in UTF-8 bytes, tracked per section as lines are kept."""
 
     def __init__(self) -> None:
         self.chars = dict.fromkeys(_SECTIONS, 0)
@@ -114,7 +125,7 @@ class _Budget:
 
     def length(self) -> int:
         present = [section for section in _SECTIONS if self.lines[section]]
-        headings = sum(len(f"### {section}") + 1 + self.chars[section] for section in present)
+        headings = sum(_size(f"### {section}") + 1 + self.chars[section] for section in present)
         # Each section's last line has no newline; sections are separated by a blank line.
         return headings - len(present) + 2 * max(len(present) - 1, 0)
 
@@ -125,16 +136,16 @@ class _Budget:
         return length
 
     def keep(self, line: DigestLine) -> None:
-        self.chars[line.section] += len(line.text) + 1
+        self.chars[line.section] += _size(line.text) + 1
         self.lines[line.section] += 1
 
     def drop(self, line: DigestLine) -> None:
-        self.chars[line.section] -= len(line.text) + 1
+        self.chars[line.section] -= _size(line.text) + 1
         self.lines[line.section] -= 1
 
 
 def _fit(lines: list[DigestLine], budget: int) -> set[int]:
-    """Indices of the lines to keep so that the assembled digest is at most `budget` chars.
+    """Indices of the lines to keep so that the assembled digest is at most `budget` bytes.
 
     First each section keeps its best lines within its share; then the remaining lines are
     taken by priority while they fit. Among equal priorities the earlier line goes first.
@@ -147,12 +158,13 @@ def _fit(lines: list[DigestLine], budget: int) -> set[int]:
         used = 0
         for index in by_priority:
             line = lines[index]
-            if not line.in_share or line.section != section or used + len(line.text) + 1 > share:
+            size = _size(line.text) + 1
+            if not line.in_share or line.section != section or used + size > share:
                 continue
             if state.with_line(line) <= budget:
                 state.keep(line)
                 kept.add(index)
-                used += len(line.text) + 1
+                used += size
     for index in by_priority:
         if index not in kept and state.with_line(lines[index]) <= budget:
             state.keep(lines[index])
@@ -173,11 +185,19 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[DigestLine], set[str]]:
     per_purpose: dict[CommandPurpose, int] = {}
     rest: list[ToolCommand] = []
     per_package: dict[str, list[str]] = {}
-    for command in facts.commands:
+    keys: set[tuple[CommandPurpose, tuple[str, ...]]] = set()
+    ci_keys = Counter(tool_key(line) for workflow in facts.workflows for line in workflow.commands)
+    for command in _each_program_first(_shortest_spellings_first(facts.commands), ci_keys):
         inner = _CD_PREFIX.match(command.command)
         if inner is not None and command.standing not in ("ci", "documented"):
             per_package.setdefault(inner.group(2), []).append(inner.group(1))
             continue
+        # Another spelling of a command shown already (`pytest -n auto`, `pytest -m slow`)
+        # would take the place of a different one.
+        key = (command.purpose, tool_key(command.command))
+        if key in keys and command.standing in ("ci", "documented"):
+            continue
+        keys.add(key)
         count = per_purpose.get(command.purpose, 0)
         is_canonical = command.standing in ("ci", "documented", "bare-target") or count == 0
         if command.purpose == "other" and command.standing not in ("ci", "documented"):
@@ -210,6 +230,52 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[DigestLine], set[str]]:
             priority = base - min(rank, 30) * 0.5 - 12 * (start // _MAX_CATALOGUE)
             lines.append(DigestLine("Commands", priority, f"- {label}: {names}{tail}"))
     return lines, shown
+
+
+def _shortest_spellings_first(commands: tuple[ToolCommand, ...]) -> list[ToolCommand]:
+    """`commands` in their order, but where spellings of one tool invocation with the same
+    standing and purpose follow each other, the shortest first (the plainest to type)."""
+    ordered = list(commands)
+    groups: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
+    for index, command in enumerate(ordered):
+        key = (command.standing, command.purpose, tool_key(command.command))
+        groups.setdefault(key, []).append(index)
+    result = list(ordered)
+    for indices in groups.values():
+        members = sorted((ordered[i] for i in indices), key=lambda c: len(c.command))
+        for index, member in zip(indices, members, strict=True):
+            result[index] = member
+    return result
+
+
+def _each_program_first(
+    commands: list[ToolCommand], ci_keys: Counter[tuple[str, ...]]
+) -> list[ToolCommand]:
+    """`commands` where, among those of one standing and purpose, each program's first comes
+    before any program's second: a monorepo's `mix test` is not crowded out by three spellings
+    of `pnpm test`. A program's commands go with its conventional one first (`cargo test`
+    before a project's `cargo coverage` alias), then by how often CI runs them, then plainest
+    first: fewer words say the command, more say a case."""
+    groups: dict[tuple[str, str], int] = {}
+    members: dict[tuple[str, str, str], list[int]] = {}
+    for index, command in enumerate(commands):
+        groups.setdefault((command.standing, command.purpose), len(groups))
+        program = (command.standing, command.purpose, program_of(command.command))
+        members.setdefault(program, []).append(index)
+    keys: list[tuple[int, int, int, int]] = []
+    for (standing, purpose, _), indices in members.items():
+        group = groups[(standing, purpose)]
+        ordered = sorted(
+            indices,
+            key=lambda i: (
+                not commands[i].is_conventional,
+                -ci_keys.get(tool_key(commands[i].command), 0),
+                len(commands[i].command.split()),
+                i,
+            ),
+        )
+        keys.extend((group, rank, indices[0], index) for rank, index in enumerate(ordered))
+    return [commands[key[3]] for key in sorted(keys)]
 
 
 def _package_lines(per_package: dict[str, list[str]]) -> list[DigestLine]:
@@ -257,7 +323,12 @@ def _command_line(command: ToolCommand) -> str:
     if note is not None:
         notes.append(note)
     runs = command.aliases[0] if command.aliases else command.detail
-    same = f" = {code_span(_shortened(runs))}" if runs else ""
+    same = ""
+    if runs is not None and _DESCRIPTION.match(runs):
+        notes.append(plain(_shortened(runs)))  # `hooks: ruff, mypy` says what, not a command
+    elif runs is not None and "$" not in runs:
+        # A recipe's own variables (`$(BIN)/ruff`) are set as it runs: not something to type.
+        same = f" = {code_span(_shortened(runs))}"
     label = _PURPOSE_LABELS[command.purpose]
     return f"- {label}: {code_span(command.command)}{same} ({'; '.join(notes)})"
 
@@ -278,10 +349,7 @@ def _tooling(facts: WorkspaceFacts) -> list[DigestLine]:
 def _workflows(facts: WorkspaceFacts, shown: set[str]) -> list[DigestLine]:
     lines: list[DigestLine] = []
     # Only the commands a person could run too: not CI plumbing (`set -e`, `${{ }}`, `x=$y`).
-    runnable = [
-        (workflow, [line for line in workflow.commands if _is_runnable(line)])
-        for workflow in facts.workflows
-    ]
+    runnable = [(workflow, list(workflow.runnable)) for workflow in facts.workflows]
     listed_workflows = [
         (workflow, commands)
         for workflow, commands in runnable
@@ -312,12 +380,6 @@ def _shortened(text: str) -> str:
     if len(text) <= _MAX_RECIPE:
         return text
     return text[: _MAX_RECIPE - 1].rsplit(" ", 1)[0] + "…"
-
-
-def _is_runnable(line: str) -> bool:
-    # What a person could type: no CI plumbing (`${{ }}`, `$(...)`, `${files[@]}`, a step's
-    # `>> $GITHUB_STEP_SUMMARY`), no setup.
-    return is_typed_by_hand(line) and "$" not in line and as_command(line) is not None
 
 
 def _watch_outs(facts: WorkspaceFacts) -> list[DigestLine]:

@@ -20,6 +20,7 @@ from promptkit.repofacts._tooling.model import (
     ToolCommand,
     one_line,
 )
+from promptkit.repofacts._tooling.shell import head_of, tool_words
 
 __all__ = ["ProjectFact", "ToolingCollector"]
 
@@ -58,11 +59,16 @@ class ToolingCollector:
     `present` holds the workspace's file paths (lockfiles too, whatever their size), and `read`
     reads any of them for parsers that follow one file to another. `exported_modules` are the
     source files that packages' manifests export by subpath (`"./stdio": "./src/stdio.ts"`).
+    `programs` are the programs the configuration shows the project runs (every recorded
+    command's, and each build system's own: `./gradlew`, `mix`, `zig`): the evidence a doc's
+    inline code is checked against. `ignored` holds folders whose build files belong to
+    another project's platform (a Flutter app's `android/`) and so say nothing of this one.
     """
 
     present: frozenset[str]
     read: FileReader
     tools: set[str] = field(default_factory=set)
+    programs: set[str] = field(default_factory=set)
     commands: list[ToolCommand] = field(default_factory=list)
     projects: list[ProjectFact] = field(default_factory=list)
     exported_modules: set[str] = field(default_factory=set)
@@ -82,6 +88,15 @@ class ToolingCollector:
         self.commands.append(
             ToolCommand(purpose, prefixed, source, one_line(detail), standing=standing)
         )
+        self.note_programs(command)
+        if detail:
+            self.note_programs(detail)
+
+    def note_programs(self, command: str) -> None:
+        """Record the programs `command` runs: its first word and the tool a runner starts."""
+        words = tool_words(command)
+        head = head_of(command)
+        self.programs.update(word for word in (head, *words[:1]) if word)
 
     def add_default(
         self, tool: str, purpose: CommandPurpose, command: str, source: str, directory: str

@@ -17,6 +17,9 @@ def parse_go_mod(collector: ToolingCollector, source: str, directory: str, text:
     version = re.search(r"^go\s+(\S+)", text, re.MULTILINE)
     facts = [f"go {version.group(1)}"] if version else []
     collector.project("Go module", module.group(1) if module else None, facts, source)
+    prefix = f"{directory}/" if directory else ""
+    if not any(path.startswith(prefix) and path.endswith(".go") for path in collector.present):
+        return  # a module of no Go code (a docs site's Hugo modules): nothing to build or vet
     collector.add_default("go", "test", "go test ./...", source, directory)
     collector.add_default("go", "lint", "go vet ./...", source, directory)
     collector.add_default("go", "build", "go build ./...", source, directory)

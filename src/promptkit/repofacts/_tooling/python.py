@@ -101,6 +101,11 @@ def parse_tox_ini(collector: ToolingCollector, source: str, directory: str, text
     envs = [name.removeprefix("testenv:") for name in sections if name.startswith("testenv:")]
     envlist = sections.get("tox", {}).get("envlist", "")
     _tox(collector, source, directory, envs, re.split(r"[\s,]+", envlist))
+    # Labels name sets of environments (`tox -m test`), as tox 4 runs them.
+    for line in sections.get("tox", {}).get("labels", "").splitlines():
+        label = line.partition("=")[0].strip()
+        if label and "=" in line and re.fullmatch(r"[\w.-]+", label):
+            collector.add(classify_name(label), f"tox -m {label}", source, directory=directory)
 
 
 def parse_noxfile(collector: ToolingCollector, source: str, directory: str, text: str) -> None:
@@ -186,8 +191,10 @@ def _tox(
     listed = ", ".join(env for env in envlist if env)
     detail = f"envs: {listed}" if listed else None
     collector.add("test", "tox", source, detail, directory=directory)
-    for env in sorted({*envs, *(env for env in envlist if "{" not in env)}):
-        if env and not re.fullmatch(r"py\d*", env):
+    # A factor expansion (`py{310,311}-cov`) names many environments, none of them runnable
+    # as it is spelled.
+    for env in sorted({*envs, *envlist}):
+        if env and "{" not in env and not re.fullmatch(r"py\d*", env):
             collector.add(classify_name(env), f"tox -e {env}", source, directory=directory)
 
 

@@ -6,12 +6,20 @@ target, a file lists it, or it is only a tool's usual invocation. Commands are c
 normalised words (`pnpm run test` is `pnpm test`; flags and a leading `cd dir &&` are ignored),
 and a command whose recipe is another command's words absorbs it as an alias, so `make test`
 and the `uv run pytest` it runs take one line.
+
+Which toolchain is the project's own is decided by evidence, not by which build files exist:
+among commands of the same standing and purpose, the program CI runs most comes first (a Zig
+project's `zig build test` before the `cmake --build` of the CMakeLists.txt it ships for
+others), and an inferred command for a purpose that CI or the docs already cover with another
+program is dropped when nothing runs its own program. `ranked_tools` orders the Tools line the
+same way.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from promptkit.repofacts._tooling.model import (
@@ -20,8 +28,9 @@ from promptkit.repofacts._tooling.model import (
     ToolCommand,
     Workflow,
 )
+from promptkit.repofacts._tooling.shell import head_of, tool_words
 
-__all__ = ["command_words", "rank_commands", "runs"]
+__all__ = ["command_words", "program_of", "rank_commands", "ranked_tools", "runs", "tool_key"]
 
 _PURPOSE_ORDER = {"test": 0, "lint": 1, "format": 2, "typecheck": 3, "build": 4, "other": 5}
 _BARE_TARGETS = frozenset(
@@ -77,11 +86,14 @@ def rank_commands(
     commands: Sequence[ToolCommand],
     workflows: Sequence[Workflow],
     documented: Iterable[str],
+    programs: Mapping[str, int] | None = None,
 ) -> tuple[ToolCommand, ...]:
     """`commands` with their standing decided, aliases folded in, best first.
 
-    `documented` are the command lines contributor docs and agent files name.
+    `documented` are the command lines contributor docs and agent files name; `programs`
+    counts the CI lines that run each program (see `ci.ci_programs`).
     """
+    ci_counts: Mapping[str, int] = programs if programs is not None else Counter()
     ci_lines = [line for workflow in workflows for line in workflow.commands]
     doc_lines = list(documented)
     mentions = " ".join([*ci_lines, *(command.detail or "" for command in commands)])
@@ -90,20 +102,121 @@ def rank_commands(
     ranked = [
         replace(command, standing=_standing(command, ci_lines, doc_lines)) for command in folded
     ]
+    ranked = _without_unevidenced_defaults(ranked, ci_counts, doc_lines)
+    conventions = {
+        (command.purpose, tool_key(command.command))
+        for command in commands
+        if command.standing == "default"
+    }
+    ranked = [
+        replace(command, is_conventional=True)
+        if (command.purpose, tool_key(command.command)) in conventions
+        else command
+        for command in ranked
+    ]
 
-    def order(item: tuple[int, ToolCommand]) -> tuple[int, int, int, int, str, int]:
+    def order(item: tuple[int, ToolCommand]) -> tuple[int, int, int, int, int, str, int]:
         index, command = item
         depth = int(command.command.startswith("cd "))
         return (
             STANDING_ORDER[command.standing],
             depth,
             _PURPOSE_ORDER[command.purpose],
+            -ci_counts.get(program_of(command.command), 0),
             0 if _is_runner_source(command.source) else 1,
             command.source,
             index,
         )
 
     return tuple(command for _, command in sorted(enumerate(ranked), key=order))
+
+
+def program_of(command: str) -> str:
+    """The program `command` starts, past `cd dir &&` and environment wrappers."""
+    return head_of(_CD_PREFIX.sub("", command.strip()))
+
+
+def tool_key(command: str) -> tuple[str, ...]:
+    """What tells one tool invocation from another, whatever its options and paths: the tool
+    past its runner, and the subcommand (and a build tool's step: `zig build test`) when the
+    tool's own name does not already say what it does (`pytest -n auto` is `pytest`)."""
+    words = tool_words(command)
+    if not words:
+        return ()
+    tool = words[0]
+    if tool in _SELF_NAMED:
+        return (tool,)
+    key = [tool]
+    for word in words[1:]:
+        if "/" in word or "." in word:
+            continue  # a path or a file says where, not which command
+        key.append(word)
+        if word not in _RUNS_ANOTHER:
+            break
+    return tuple(key)
+
+
+# A tool whose name says what it does: its arguments are paths and options.
+_SELF_NAMED = frozenset(
+    {
+        "pytest", "mypy", "pyright", "rspec", "phpunit", "pest", "ctest", "jest", "vitest",
+        "tsc", "eslint", "prettier", "rubocop", "black", "isort", "flake8", "pylint",
+        "swiftlint", "swiftformat", "ktlint", "detekt", "shellcheck", "clang-format",
+        "clang-tidy", "gofmt", "gofumpt", "psalm", "phpcs", "standardrb",
+    }
+)  # fmt: skip
+# Words after which the next one says what runs (`npm run lint`, `zig build test`).
+_RUNS_ANOTHER = frozenset({"run", "exec", "x", "task", "build", "flake", "tool", "-m"})
+
+
+def ranked_tools(
+    tools: Iterable[str],
+    depths: Mapping[str, int],
+    programs: Mapping[str, int],
+    ci_systems: Iterable[str],
+) -> tuple[str, ...]:
+    """The Tools line's order: the tools CI runs most first, then those the top-level build
+    files configure, then the rest by name; CI systems last."""
+    uses: Counter[str] = Counter()
+    for program, count in programs.items():
+        uses[_tool_name(program)] += count
+
+    def order(tool: str) -> tuple[int, int, str]:
+        return (-uses.get(tool, 0), depths.get(tool, 0), tool)
+
+    return (*sorted(set(tools), key=order), *sorted(set(ci_systems)))
+
+
+# Programs whose tool goes by another name (`./gradlew` runs Gradle, `bundle` is Bundler).
+_TOOL_NAMES = {"gradlew": "gradle", "mvnw": "maven", "mvn": "maven", "bundle": "bundler"}
+
+
+def _tool_name(program: str) -> str:
+    name = program.rpartition("/")[2]
+    return _TOOL_NAMES.get(name, name)
+
+
+def _without_unevidenced_defaults(
+    commands: list[ToolCommand], ci_counts: Mapping[str, int], doc_lines: list[str]
+) -> list[ToolCommand]:
+    """Drop an inferred command for a purpose CI or the docs already cover with another
+    program, when nothing runs its own program (no CI line, doc or written command): a
+    CMakeLists.txt shipped beside a Zig build does not make `ctest` this project's test."""
+    used = {program_of(line) for line in doc_lines} | {
+        program_of(spelling)
+        for command in commands
+        if command.standing != "default"
+        for spelling in (command.command, command.detail or "")
+    }
+    covered = {command.purpose for command in commands if command.standing in ("ci", "documented")}
+    return [
+        command
+        for command in commands
+        if command.standing != "default"
+        or command.purpose not in covered
+        or ci_counts.get(program_of(command.command), 0) > 0
+        or program_of(command.command) in used
+    ]
 
 
 def _superseded(commands: Sequence[ToolCommand], mentions: str) -> list[ToolCommand]:
@@ -166,31 +279,19 @@ def _fold_aliases(commands: list[ToolCommand]) -> list[ToolCommand]:
     return result
 
 
-_RUNNER_PREFIXES = (
-    ("uv", "run"),
-    ("poetry", "run"),
-    ("pdm", "run"),
-    ("hatch", "run"),
-    ("pipenv", "run"),
-    ("pnpm", "exec"),
-    ("npx",),
-    ("bunx",),
-    ("uvx",),
-    ("python", "-m"),
-)
-
-
 # Tools whose subcommand is the tool that runs (`cargo clippy` lints, `cargo xtask` may not).
-_SUBCOMMAND_TOOLS = frozenset({"cargo", "go", "npm", "pnpm", "yarn", "bun", "make", "just", "task"})
+_SUBCOMMAND_TOOLS = frozenset(
+    {
+        "cargo", "go", "npm", "pnpm", "yarn", "bun", "make", "just", "task", "zig", "dotnet",
+        "mix", "flutter", "dart", "swift", "deno", "bazel", "meson", "nix", "sbt", "rake",
+        "composer", "gradle", "./gradlew", "mvn", "./mvnw", "melos",
+    }
+)  # fmt: skip
 
 
 def _tool_word(command: str) -> str:
     """The tool a command runs, past any runner prefix (`uv run mypy src` runs mypy)."""
-    words = _CD_PREFIX.sub("", command).split()
-    for prefix in _RUNNER_PREFIXES:
-        if tuple(words[: len(prefix)]) == prefix:
-            words = words[len(prefix) :]
-            break
+    words = tool_words(command)
     if words and words[0] in _SUBCOMMAND_TOOLS:
         return " ".join(words[:2])
     return words[0] if words else ""

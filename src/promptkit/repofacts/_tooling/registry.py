@@ -2,19 +2,34 @@
 
 Only the root and its direct subdirectories are looked at (a workspace's packages are followed
 from its root manifest instead): deeper manifests belong to fixtures, examples and vendored
-code more often than to the project's workflow. Lockfiles are never parsed; their names alone
-tell the runner, so `lockfile_names` lists the ones to look for whatever their size.
+code more often than to the project's workflow. Two kinds of direct subdirectory say nothing
+about the project's own build either: vendored code (`vendor/`, `third_party/`...) and the
+platform folders a cross-platform app's toolkit generates beside its manifest (a Flutter app's
+`android/`, `ios/`, `linux/`... next to its pubspec.yaml; a React Native app's `android/` and
+`ios/`), whose Gradle and CMake files build the host shell, not the app. Lockfiles are never
+parsed; their names alone tell the runner, so `lockfile_names` lists the ones to look for
+whatever their size.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from promptkit.repofacts._tooling.apple import parse_swift_package, parse_swift_tools, parse_xcode
 from promptkit.repofacts._tooling.buildfiles import DOCKER_FILES, parse_build_file
 from promptkit.repofacts._tooling.collector import ToolingCollector
+from promptkit.repofacts._tooling.dart import parse_melos, parse_pubspec
+from promptkit.repofacts._tooling.deno import parse_deno
+from promptkit.repofacts._tooling.dotnet import parse_dotnet, parse_global_json
+from promptkit.repofacts._tooling.elixir import parse_mix
 from promptkit.repofacts._tooling.go import GOLANGCI_FILES, parse_go_mod, parse_golangci
 from promptkit.repofacts._tooling.hooks import parse_lefthook, parse_pre_commit
+from promptkit.repofacts._tooling.jvm import parse_gradle, parse_maven, parse_mill, parse_sbt
+from promptkit.repofacts._tooling.model import classify_file_name
+from promptkit.repofacts._tooling.native import parse_bazel, parse_cmake, parse_meson, parse_zig
+from promptkit.repofacts._tooling.nix import parse_flake
 from promptkit.repofacts._tooling.node import parse_package_json, parse_pnpm_workspace
+from promptkit.repofacts._tooling.php import parse_composer
 from promptkit.repofacts._tooling.python import (
     parse_noxfile,
     parse_pyproject,
@@ -22,10 +37,12 @@ from promptkit.repofacts._tooling.python import (
     parse_setup_cfg,
     parse_tox_ini,
 )
+from promptkit.repofacts._tooling.ruby import parse_gemfile, parse_gemspec, parse_rakefile
 from promptkit.repofacts._tooling.runners import (
     SCRIPT_DIRECTORIES,
     parse_justfile,
     parse_makefile,
+    parse_root_script,
     parse_script_entry_point,
     parse_taskfile,
 )
@@ -56,7 +73,30 @@ _TEXT_PARSERS: Mapping[str, _TextParser] = {
     **dict.fromkeys(GOLANGCI_FILES, parse_golangci),
     **dict.fromkeys((".pre-commit-config.yaml", ".pre-commit-config.yml"), parse_pre_commit),
     **dict.fromkeys(("lefthook.yml", "lefthook.yaml", ".lefthook.yml"), parse_lefthook),
+    **dict.fromkeys(
+        ("settings.gradle.kts", "settings.gradle", "build.gradle.kts", "build.gradle"),
+        parse_gradle,
+    ),
+    "pom.xml": parse_maven,
+    "build.sbt": parse_sbt,
+    **dict.fromkeys(("build.mill", "build.sc"), parse_mill),
+    "CMakeLists.txt": parse_cmake,
+    "meson.build": parse_meson,
+    **dict.fromkeys(("MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel"), parse_bazel),
+    "build.zig": parse_zig,
+    "Package.swift": parse_swift_package,
+    "pubspec.yaml": parse_pubspec,
+    "melos.yaml": parse_melos,
+    "global.json": parse_global_json,
+    **dict.fromkeys(("Gemfile", "gems.rb"), parse_gemfile),
+    **dict.fromkeys(("Rakefile", "rakefile", "Rakefile.rb"), parse_rakefile),
+    "composer.json": parse_composer,
+    "mix.exs": parse_mix,
+    "flake.nix": parse_flake,
+    **dict.fromkeys(("deno.json", "deno.jsonc"), parse_deno),
 }
+# Files recognised by how their name ends (`app.gemspec`, `Shop.sln`).
+_TEXT_SUFFIXES: tuple[tuple[str, _TextParser], ...] = ((".gemspec", parse_gemspec),)
 _PRESENCE_PARSERS: Mapping[str, _PresenceParser] = {
     **dict.fromkeys(
         (
@@ -70,18 +110,25 @@ _PRESENCE_PARSERS: Mapping[str, _PresenceParser] = {
         ),
         parse_python_config,
     ),
-    **dict.fromkeys(
-        (
-            "pom.xml",
-            "build.gradle",
-            "build.gradle.kts",
-            "CMakeLists.txt",
-            "tsconfig.json",
-            *DOCKER_FILES,
-        ),
-        parse_build_file,
-    ),
+    **dict.fromkeys(("tsconfig.json", *DOCKER_FILES), parse_build_file),
+    **dict.fromkeys((".swiftlint.yml", ".swiftlint.yaml", ".swiftformat"), parse_swift_tools),
+    # An Xcode bundle is a folder; the file inside it says it is there.
+    **dict.fromkeys(("project.pbxproj", "contents.xcworkspacedata"), parse_xcode),
 }
+_PRESENCE_SUFFIXES: tuple[tuple[str, _PresenceParser], ...] = (
+    (".sln", parse_dotnet),
+    (".slnx", parse_dotnet),
+    (".csproj", parse_dotnet),
+    (".fsproj", parse_dotnet),
+)
+_XCODE_MARKERS = ("project.pbxproj", "contents.xcworkspacedata")
+# Folders of other people's code, kept in the tree.
+_VENDORED = frozenset(
+    {"vendor", "vendored", "third_party", "third-party", "thirdparty", "3rdparty", "external",
+     "extern", "deps", "node_modules"}
+)  # fmt: skip
+# Host projects a cross-platform toolkit generates beside the app's manifest.
+_PLATFORM_FOLDERS = ("android", "ios", "macos", "linux", "windows", "web")
 
 LOCKFILE_NAMES = (
     "uv.lock",
@@ -98,9 +145,16 @@ LOCKFILE_NAMES = (
 
 def config_files(paths: list[str]) -> list[str]:
     """The configuration files among `paths`, shallowest first."""
-    # Every configuration file is at most one folder deep (the script folders are top-level).
+    # Every configuration file is at most one folder deep (the script folders are top-level;
+    # an Xcode bundle's marker file is one deeper than the bundle).
+    candidates = [
+        path
+        for path in paths
+        if (path.count("/") <= 1 or path.endswith(_XCODE_MARKERS)) and _is_config_file(path)
+    ]
+    skipped = _platform_folders(paths)
     return sorted(
-        (path for path in paths if path.count("/") <= 1 and _is_config_file(path)),
+        (path for path in candidates if path.partition("/")[0] not in skipped),
         key=lambda path: (path.count("/"), path),
     )
 
@@ -111,13 +165,25 @@ def parse_config_file(collector: ToolingCollector, relative: str) -> None:
     if directory in SCRIPT_DIRECTORIES:
         parse_script_entry_point(collector, name, relative, directory)
         return
-    presence = _PRESENCE_PARSERS.get(name)
+    if name in _XCODE_MARKERS:
+        parse_xcode(collector, name, relative, directory.rpartition("/")[0])
+        return
+    presence = _PRESENCE_PARSERS.get(name) or _by_suffix(name, _PRESENCE_SUFFIXES)
     if presence is not None:
         presence(collector, name, relative, directory)
         return
+    parser = _TEXT_PARSERS.get(name) or _by_suffix(name, _TEXT_SUFFIXES)
+    if parser is None:
+        parse_root_script(collector, name, relative)
+        return
     text = collector.read(relative)
     if text is not None:
-        _TEXT_PARSERS[name](collector, relative, directory, text)
+        parser(collector, relative, directory, text)
+
+
+def _by_suffix(name: str, parsers: tuple[tuple[str, _TextParser], ...]) -> _TextParser | None:
+    # Both kinds of parser take four arguments of the same types; the caller knows which.
+    return next((parser for suffix, parser in parsers if name.endswith(suffix)), None)
 
 
 def _is_config_file(relative: str) -> bool:
@@ -126,7 +192,36 @@ def _is_config_file(relative: str) -> bool:
         return _looks_runnable(name)
     if name == "config.toml":
         return directory == ".cargo"
-    return relative.count("/") <= 1 and (name in _TEXT_PARSERS or name in _PRESENCE_PARSERS)
+    if name in _XCODE_MARKERS:
+        return directory.endswith((".xcodeproj", ".xcworkspace")) and directory.count("/") <= 1
+    if relative.count("/") > 1 or directory.partition("/")[0] in _VENDORED:
+        return False
+    if not directory and _is_root_script(name):
+        return True
+    return (
+        name in _TEXT_PARSERS
+        or name in _PRESENCE_PARSERS
+        or _by_suffix(name, _TEXT_SUFFIXES) is not None
+        or _by_suffix(name, _PRESENCE_SUFFIXES) is not None
+    )
+
+
+def _platform_folders(paths: list[str]) -> frozenset[str]:
+    """The top-level folders that hold a cross-platform app's generated host projects: the
+    platform folders beside a root pubspec.yaml, and `android/` and `ios/` beside a root
+    package.json when both are there (React Native, Capacitor)."""
+    top = {path.partition("/")[0] for path in paths if "/" in path}
+    if "pubspec.yaml" in paths:
+        return frozenset(folder for folder in _PLATFORM_FOLDERS if folder in top)
+    if "package.json" in paths and {"android", "ios"} <= top:
+        return frozenset({"android", "ios"})
+    return frozenset()
+
+
+def _is_root_script(name: str) -> bool:
+    """A script at the top whose name says it checks or builds (`build.sh`, `test.sh`)."""
+    stem, dot, suffix = name.partition(".")
+    return bool(dot) and suffix in ("sh", "bash") and classify_file_name(stem) != "other"
 
 
 def _looks_runnable(name: str) -> bool:

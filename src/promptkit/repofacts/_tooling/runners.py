@@ -1,5 +1,9 @@
-"""Task runners: Makefile targets, justfile recipes, Taskfile tasks, and the entry points in
-`scripts/` or `script/` (each with what it runs, when the file spells that out).
+"""Task runners: Makefile targets, justfile recipes, Taskfile tasks, the entry points in
+`scripts/`, `script/` or `bin/` (each with what it runs, when the file spells that out), and
+the scripts at the top whose name says they build or check (`build.sh`, `test.sh`).
+
+A script's name says what it is for only by how it starts (`test_imports.py`, `lint.sh`): a
+word further in names what it works on (`update_types.sh`), see `classify_file_name`.
 """
 
 from __future__ import annotations
@@ -8,17 +12,18 @@ import re
 from collections.abc import Iterator
 
 from promptkit.repofacts._tooling.collector import ToolingCollector
-from promptkit.repofacts._tooling.model import classify_name, unquote
+from promptkit.repofacts._tooling.model import classify_file_name, classify_name, unquote
 
 __all__ = [
     "SCRIPT_DIRECTORIES",
     "parse_justfile",
     "parse_makefile",
+    "parse_root_script",
     "parse_script_entry_point",
     "parse_taskfile",
 ]
 
-SCRIPT_DIRECTORIES = ("scripts", "script")
+SCRIPT_DIRECTORIES = ("scripts", "script", "bin")
 _SCRIPT_SUFFIXES = ("", ".sh", ".bash", ".py", ".ps1", ".mjs", ".js", ".ts")
 
 _MAKE_TARGET = re.compile(
@@ -53,7 +58,7 @@ def parse_taskfile(collector: ToolingCollector, source: str, directory: str, tex
 def parse_script_entry_point(
     collector: ToolingCollector, name: str, source: str, directory: str
 ) -> None:
-    """An executable in `scripts/` or `script/`: its name says what it is for."""
+    """An executable in `scripts/`, `script/` or `bin/`: its name says what it is for."""
     stem, dot, suffix = name.rpartition(".")
     if not dot:
         stem, suffix = name, ""
@@ -61,6 +66,8 @@ def parse_script_entry_point(
         return
     if stem.startswith(("_", ".")) or not stem:
         return
+    if not suffix and stem.isupper():
+        return  # `BUILD`, `README`, `OWNERS`: a build file or a document, not a program
     if suffix == "py":
         command = f"python {source}"
     elif suffix in ("mjs", "js", "ts"):
@@ -68,7 +75,12 @@ def parse_script_entry_point(
     else:
         command = f"./{source}"
     # One source for the folder, so its scripts are catalogued together.
-    collector.add(classify_name(stem), command, f"{directory}/")
+    collector.add(classify_file_name(stem), command, f"{directory}/")
+
+
+def parse_root_script(collector: ToolingCollector, name: str, source: str) -> None:
+    """A shell script at the top named for a check or a build (`./build.sh`, `./test.sh`)."""
+    collector.add(classify_file_name(name), f"./{source}", source)
 
 
 def _make_targets(text: str) -> Iterator[tuple[str, str | None]]:
