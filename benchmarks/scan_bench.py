@@ -87,7 +87,7 @@ print(json.dumps(report))
 CLI_START_CHILD = (
     PHASES
     + """
-from promptkit.cli.app import build_parser
+from promptkit.cli._app import build_parser
 build_parser(["optimize"])
 print(json.dumps({"cli start: optimize's parser": phase()}))
 """
@@ -203,7 +203,7 @@ def run_measured(
     return Run(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout)
 
 
-PROMPTKIT_MAIN = "import sys; from promptkit.cli.app import main; sys.exit(main())"
+PROMPTKIT_MAIN = "import sys; from promptkit.cli import main; sys.exit(main())"
 
 
 def promptkit_command(*args: str) -> list[str]:

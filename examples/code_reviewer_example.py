@@ -38,8 +38,7 @@ from promptkit import (
     VfsWorkspaceSection,
     WorkspaceDigestSection,
 )
-from promptkit.cli.options import add_repl_arguments
-from promptkit.cli.repl import run_repl
+from promptkit.cli import add_repl_arguments, run_repl
 from promptkit.logging import configure
 from promptkit.repl import WorkspaceRepl, usage_line
 

@@ -9,6 +9,7 @@ grows past 500 lines (modules already over it may only shrink until they are spl
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import grimp
@@ -17,6 +18,16 @@ import pytest
 from .conftest import REPO_ROOT
 
 SRC = REPO_ROOT / "src" / "promptkit"
+# What users read and copy: the guides, the README and the example programs.
+USER_FACING = [
+    REPO_ROOT / "README.md",
+    *sorted((REPO_ROOT / "docs").glob("*.md")),
+    *sorted((REPO_ROOT / "examples").rglob("*.py")),
+]
+# A dotted promptkit path with a private part (`promptkit.cli._repl`), in code or in prose.
+PRIVATE_PATH = re.compile(r"\bpromptkit(?:\.\w+)*\._(?!_)\w+")
+# `from promptkit.x import _private`: a private module or name taken from a package.
+PRIVATE_NAME_IMPORT = re.compile(r"\bfrom promptkit[\w.]* import \(?[^)\n]*\b_[a-z]\w*")
 MAX_MODULE_LINES = 500
 
 # Modules over the cap, with their line count when they went over: each may shrink, not grow,
@@ -51,6 +62,20 @@ def test_no_private_module_is_imported_from_outside_its_package() -> None:
             if importer != home and not importer.startswith(home + "."):
                 crossings.append(f"{importer} -> {imported}")
     assert crossings == []
+
+
+@pytest.mark.parametrize(
+    "path", USER_FACING, ids=lambda path: path.relative_to(REPO_ROOT).as_posix()
+)
+def test_docs_and_examples_name_only_public_paths(path: Path) -> None:
+    private = [
+        f"line {number}: {match.group()}"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        for pattern in (PRIVATE_PATH, PRIVATE_NAME_IMPORT)
+        for match in pattern.finditer(line)
+    ]
+
+    assert private == []
 
 
 def test_misuse_raises_a_promptkit_error_not_a_bare_builtin() -> None:

@@ -16,7 +16,7 @@ from promptkit.config import (
     find_project_config,
 )
 from promptkit.errors import ConfigError, UsageError
-from promptkit.optimize.selection import WRITER_NAMES
+from promptkit.optimize import WRITER_NAMES
 
 
 def write_table(folder: Path, table: str) -> Path:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from promptkit.cli.app import COMMANDS, build_parser, every_command
+from promptkit.cli._app import COMMANDS, build_parser, every_command
 
 from ..conftest import offline_env, run_process
 
@@ -24,7 +24,7 @@ HELP_TEXTS = Path(__file__).parent / "help"
 # The module of each command, `overrides promote` (deferred within `overrides`) included.
 COMMAND_MODULES = {
     **{name: module for name, (module, _) in COMMANDS.items()},
-    "overrides promote": "promptkit.cli.promote",
+    "overrides promote": "promptkit.cli._promote",
 }
 # `python -m promptkit ARGS`, writing the names in sys.modules to a file when it exits.
 _RUN_AND_LIST_MODULES = """
@@ -78,7 +78,7 @@ def test_every_help_text_on_file_belongs_to_a_command() -> None:
 def test_the_top_level_help_imports_no_command_and_no_heavy_library(tmp_path: Path) -> None:
     imported = _imported_by("--help", cwd=tmp_path)
 
-    assert "promptkit.cli.app" in imported
+    assert "promptkit.cli._app" in imported
     assert imported & set(COMMAND_MODULES.values()) == set()
     assert {name.split(".")[0] for name in imported} & HEAVY_MODULES == set()
 
@@ -102,6 +102,6 @@ def test_overrides_list_imports_neither_another_command_nor_the_evaluation_code(
 
     imported = _imported_by("overrides", "list", cwd=tmp_path)
 
-    assert "promptkit.cli.overrides" in imported
-    assert imported & (set(COMMAND_MODULES.values()) - {"promptkit.cli.overrides"}) == set()
+    assert "promptkit.cli._overrides" in imported
+    assert imported & (set(COMMAND_MODULES.values()) - {"promptkit.cli._overrides"}) == set()
     assert not any(name.startswith("promptkit.evals") for name in imported)

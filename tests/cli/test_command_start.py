@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from promptkit.cli.start import command_start
+from promptkit.cli._start import command_start
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from promptkit.cli import main
-from promptkit.cli.app import build_parser, every_command
+from promptkit.cli._app import build_parser, every_command
 
 from ..conftest import run_promptkit
 

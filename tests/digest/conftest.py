@@ -13,7 +13,7 @@ from ..conftest import committed_repo, git
 
 def run_digest_cli(*argv: str) -> int:
     """Run `promptkit digest ARGV...` through its parser and handler; returns the exit status."""
-    from promptkit.cli import digest as digest_cli
+    from promptkit.cli import _digest as digest_cli
 
     parser = argparse.ArgumentParser(prog="promptkit digest")
     digest_cli.register(parser)

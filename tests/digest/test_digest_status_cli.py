@@ -292,6 +292,6 @@ def test_status_of_a_missing_path_is_a_clear_error(tmp_path: Path) -> None:
 def test_age_is_described_in_two_units(seconds: int, text: str) -> None:
     from datetime import timedelta
 
-    from promptkit.repl.report import describe_age
+    from promptkit.repl._report import describe_age
 
     assert describe_age(timedelta(seconds=seconds)) == text

@@ -13,7 +13,7 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
-from promptkit.cli.eval_table import report_table
+from promptkit.cli._eval_table import report_table
 from promptkit.evals import (
     Case,
     ExactMatch,

@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from promptkit.cli.eval_table import ProgressBar
+from promptkit.cli._eval_table import ProgressBar
 from promptkit.evals import (
     CaseResult,
     Contains,

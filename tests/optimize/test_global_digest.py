@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from promptkit.cli import digest as digest_cli
+from promptkit.cli import _digest as digest_cli
 from promptkit.digest import resolve_workspace_digest, set_workspace_digest
 from promptkit.errors import OptimizationError
 from promptkit.optimize import (

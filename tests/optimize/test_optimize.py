@@ -14,8 +14,8 @@ from promptkit.adapters import ProviderAdapter
 from promptkit.digest import latest_workspace_digest, set_workspace_digest
 from promptkit.errors import DigestRejectedError, OptimizationError
 from promptkit.optimize import OptimizationScope
-from promptkit.optimize.model_writer import optimization_prompt
-from promptkit.optimize.target import prepare_optimization
+from promptkit.optimize._model_writer import optimization_prompt
+from promptkit.optimize._target import prepare_optimization
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import OverrideAuthor, Prompt, Section
 from promptkit.session import PromptExecuted, PromptRendered, Session, ToolInvoked

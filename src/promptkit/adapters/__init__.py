@@ -16,6 +16,11 @@ __all__: list[str]  # assigned below from the export table
 if TYPE_CHECKING:
     # Running prompts.
     from promptkit.adapters._anthropic import AnthropicAdapter as AnthropicAdapter
+    from promptkit.adapters._choice import (
+        AdapterChoice as AdapterChoice,
+        choose_adapter as choose_adapter,
+        model_configured as model_configured,
+    )
     from promptkit.adapters._conversation import (
         ConversationMessage as ConversationMessage,
         Message as Message,
@@ -60,11 +65,6 @@ if TYPE_CHECKING:
         ToolCallRecord as ToolCallRecord,
         executed_token_usage as executed_token_usage,
         session_token_usage as session_token_usage,
-    )
-    from promptkit.adapters._selection import (
-        AdapterChoice as AdapterChoice,
-        choose_adapter as choose_adapter,
-        model_configured as model_configured,
     )
     from promptkit.adapters._settings import (
         ModelSettings as ModelSettings,
@@ -140,7 +140,7 @@ else:
                 "executed_token_usage",
                 "session_token_usage",
             ),
-            "promptkit.adapters._selection": (
+            "promptkit.adapters._choice": (
                 "AdapterChoice",
                 "choose_adapter",
                 "model_configured",

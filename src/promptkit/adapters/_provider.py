@@ -22,12 +22,12 @@ from promptkit.prompt import Prompt
 from promptkit.session import Session, SessionProtocol
 
 if TYPE_CHECKING:
-    from promptkit.optimize.types import OptimizationResult, OptimizationScope
+    from promptkit.optimize import OptimizationResult, OptimizationScope
     from promptkit.overrides import PromptOverridesStore
 
 # The seed's `optimize` default; `OptimizationScope` is a StrEnum, so the plain value equals it.
 _SESSION_SCOPE = "session"
-# promptkit.optimize.workflow.DEFAULT_OPTIMIZE_TOOL_ROUNDS, repeated so the signature shows it
+# promptkit.optimize.DEFAULT_OPTIMIZE_TOOL_ROUNDS, repeated so the signature shows it
 # without importing the workflow; a test keeps the two equal.
 _OPTIMIZE_TOOL_ROUNDS = 32
 
@@ -172,8 +172,7 @@ class ProviderAdapter(ABC):
         # The seed puts optimize on the adapter, but the workflow builds on adapters (and on
         # digests, workspaces and overrides, which adapters know nothing of): it is imported
         # when called, the one sanctioned upward import (see the import-linter contracts).
-        from promptkit.optimize.model_writer import ModelDigestWriter
-        from promptkit.optimize.workflow import optimize_workspace_digest
+        from promptkit.optimize import ModelDigestWriter, optimize_workspace_digest
 
         return optimize_workspace_digest(
             ModelDigestWriter(self),

@@ -31,7 +31,7 @@ from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_w
 from promptkit.discovery import BoundWorkspace, bind_prompt, bind_workspace
 from promptkit.errors import PromptValidationError
 from promptkit.prompt import Prompt, Tool, ToolContext, ToolResult
-from promptkit.repl.report import freshness_text
+from promptkit.repl import freshness_text
 from promptkit.session import Session
 from promptkit.workspace import HostMount, VfsWorkspaceSection, WorkspaceSection
 

@@ -12,14 +12,16 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
-    from promptkit.optimize.model_writer import ModelDigestWriter as ModelDigestWriter
-    from promptkit.optimize.selection import (
+    from promptkit.optimize._choice import (
+        WRITER_NAMES as WRITER_NAMES,
         WriterChoice as WriterChoice,
         choose_digest_writer as choose_digest_writer,
+        writes_with_model as writes_with_model,
     )
-    from promptkit.optimize.static_writer import StaticDigestWriter as StaticDigestWriter
-    from promptkit.optimize.storage import OperatorOverrideError as OperatorOverrideError
-    from promptkit.optimize.types import (
+    from promptkit.optimize._model_writer import ModelDigestWriter as ModelDigestWriter
+    from promptkit.optimize._static_writer import StaticDigestWriter as StaticDigestWriter
+    from promptkit.optimize._storage import OperatorOverrideError as OperatorOverrideError
+    from promptkit.optimize._types import (
         DigestDraft as DigestDraft,
         DigestWriter as DigestWriter,
         OptimizationResponse as OptimizationResponse,
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
         OptimizationScope as OptimizationScope,
         OptimizationTarget as OptimizationTarget,
     )
-    from promptkit.optimize.workflow import (
+    from promptkit.optimize._workflow import (
         DEFAULT_OPTIMIZE_TOOL_ROUNDS as DEFAULT_OPTIMIZE_TOOL_ROUNDS,
         optimize_workspace_digest as optimize_workspace_digest,
     )
@@ -37,11 +39,16 @@ else:
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
-            "promptkit.optimize.model_writer": ("ModelDigestWriter",),
-            "promptkit.optimize.selection": ("WriterChoice", "choose_digest_writer"),
-            "promptkit.optimize.static_writer": ("StaticDigestWriter",),
-            "promptkit.optimize.storage": ("OperatorOverrideError",),
-            "promptkit.optimize.types": (
+            "promptkit.optimize._choice": (
+                "WRITER_NAMES",
+                "WriterChoice",
+                "choose_digest_writer",
+                "writes_with_model",
+            ),
+            "promptkit.optimize._model_writer": ("ModelDigestWriter",),
+            "promptkit.optimize._static_writer": ("StaticDigestWriter",),
+            "promptkit.optimize._storage": ("OperatorOverrideError",),
+            "promptkit.optimize._types": (
                 "DigestDraft",
                 "DigestWriter",
                 "OptimizationResponse",
@@ -49,7 +56,7 @@ else:
                 "OptimizationScope",
                 "OptimizationTarget",
             ),
-            "promptkit.optimize.workflow": (
+            "promptkit.optimize._workflow": (
                 "DEFAULT_OPTIMIZE_TOOL_ROUNDS",
                 "optimize_workspace_digest",
             ),

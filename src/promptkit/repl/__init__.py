@@ -2,7 +2,8 @@
 
 `WorkspaceRepl` (commands optimize, ask, digest, overrides, history) is what `promptkit repl`
 runs and what applications subclass, as the code-review example does; `ReplSetup` is what it
-works on. `promptkit.repl.report` words what it shows; the guide is docs/repl.md.
+works on. The `*_text`, `*_line` and `*_lines` functions word what it shows, for the command
+line and the MCP server to show the same; the guide is docs/repl.md.
 """
 
 # Not `typing.TYPE_CHECKING`: importing typing would triple the cost of this import.
@@ -11,17 +12,31 @@ TYPE_CHECKING = False
 __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
-    from promptkit.repl.loop import ReplSetup as ReplSetup, WorkspaceRepl as WorkspaceRepl
-    from promptkit.repl.progress import Progress as Progress
-    from promptkit.repl.report import history_lines as history_lines, usage_line as usage_line
+    from promptkit.repl._loop import ReplSetup as ReplSetup, WorkspaceRepl as WorkspaceRepl
+    from promptkit.repl._progress import Progress as Progress
+    from promptkit.repl._report import (
+        author_text as author_text,
+        freshness_text as freshness_text,
+        history_lines as history_lines,
+        resolution_lines as resolution_lines,
+        status_text as status_text,
+        usage_line as usage_line,
+    )
 else:
     from promptkit._lazy import lazy_exports
 
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
-            "promptkit.repl.loop": ("ReplSetup", "WorkspaceRepl"),
-            "promptkit.repl.progress": ("Progress",),
-            "promptkit.repl.report": ("history_lines", "usage_line"),
+            "promptkit.repl._loop": ("ReplSetup", "WorkspaceRepl"),
+            "promptkit.repl._progress": ("Progress",),
+            "promptkit.repl._report": (
+                "author_text",
+                "freshness_text",
+                "history_lines",
+                "resolution_lines",
+                "status_text",
+                "usage_line",
+            ),
         },
     )

@@ -4,12 +4,12 @@ checked and stored.
 The workflow is the seed's "Adapter optimize Workflow" (seed 004), made to check everything it
 can before it spends anything; only step 2 differs between writers:
 
-1. Validate (`promptkit.optimize.target`): the prompt has a `WorkspaceDigestSection` and a
+1. Validate (`promptkit.optimize._target`): the prompt has a `WorkspaceDigestSection` and a
    workspace section (VFS or Podman), and GLOBAL scope has both an overrides store and a tag.
    Otherwise `OptimizationError`, and no request is sent.
 2. Write the digest: `ModelDigestWriter` (a model explores the workspace, what
    `ProviderAdapter.optimize` uses) or `StaticDigestWriter` (the offline scan).
-3. Check it (`promptkit.optimize.storage`): the parsed `digest` field, or the reply's plain text
+3. Check it (`promptkit.optimize._storage`): the parsed `digest` field, or the reply's plain text
    when it does not parse, stripped; an empty digest or one with a credential is refused
    (`DigestRejectedError`).
 4. Store it: SESSION in the caller's session with the workspace's manifest as provenance,
@@ -33,10 +33,10 @@ from typing import Any
 from promptkit.adapters import OptimizeTrace
 from promptkit.errors import OptimizationError
 from promptkit.logging import get_logger
-from promptkit.optimize.record import RunRecord
-from promptkit.optimize.storage import check_operator_overrides, checked_digest, store_digest
-from promptkit.optimize.target import prepare_optimization
-from promptkit.optimize.types import DigestWriter, OptimizationResult, OptimizationScope
+from promptkit.optimize._record import RunRecord
+from promptkit.optimize._storage import check_operator_overrides, checked_digest, store_digest
+from promptkit.optimize._target import prepare_optimization
+from promptkit.optimize._types import DigestWriter, OptimizationResult, OptimizationScope
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import OverrideAuthor, Prompt
 from promptkit.session import Session, SessionProtocol

@@ -38,7 +38,7 @@ DATASET_FOLDER = "evals"
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Fill in the parser of `promptkit eval`."""
-    from promptkit.cli.options import PROMPT_HELP, add_overrides_folder_argument
+    from promptkit.cli._options import PROMPT_HELP, add_overrides_folder_argument
 
     parser.description = (
         "Run every case of a dataset under each override tag, score the replies and compare"
@@ -66,7 +66,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     """The dataset, evaluator, concurrency and model options `eval` and `promote` share."""
-    from promptkit.cli.options import positive_seconds
+    from promptkit.cli._options import positive_seconds
     from promptkit.evals import SPEC_HELP
 
     parser.add_argument(
@@ -113,7 +113,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate, show and write the report; returns the exit status."""
-    from promptkit.cli.eval_table import report_table
+    from promptkit.cli._eval_table import report_table
     from promptkit.discovery import overrides_store_of
     from promptkit.evals import render_html_report, report_json_text, write_evaluation_outputs
 
@@ -178,7 +178,7 @@ def evaluate_from_args(
 ) -> EvaluationReport:
     """Load the dataset, build the adapter and evaluators from `args`, and run every case under
     `tags`; ValueError for a bad option."""
-    from promptkit.cli.eval_table import ProgressBar
+    from promptkit.cli._eval_table import ProgressBar
     from promptkit.evals import evaluator_from_spec, load_dataset, run_evaluation
 
     dataset = load_dataset(dataset_path(args.dataset, prompt, args.config.root), prompt)

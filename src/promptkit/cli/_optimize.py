@@ -20,13 +20,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from promptkit.cli.options import (
+from promptkit.cli._options import (
     add_json_argument,
     add_path_argument,
     add_prompt_arguments,
     add_provider_arguments,
 )
-from promptkit.cli.start import CommandStart, command_start
+from promptkit.cli._start import CommandStart, command_start
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -81,7 +81,7 @@ def start_listing_helper(args: argparse.Namespace) -> Iterator[None]:
     (`args.listing`) from before the CLI sets up logging, while this one imports the prompt
     stack and the SDK, so on two cores the first request goes out sooner."""
     from promptkit.config import command_config
-    from promptkit.optimize.selection import writes_with_model
+    from promptkit.optimize import writes_with_model
 
     config = command_config(workspace=args.path, provider=args.provider, base_url=args.base_url)
     if not writes_with_model(config.provider, base_url=config.base_url):
@@ -108,7 +108,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
         choose_digest_writer,
         optimize_workspace_digest,
     )
-    from promptkit.repl.progress import Progress
+    from promptkit.repl import Progress
     from promptkit.session import PromptRendered, Session
 
     bound = bind_workspace(

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from promptkit.repl.progress import tool_call_text
+from promptkit.repl._progress import tool_call_text
 
 if TYPE_CHECKING:
     from pathlib import Path

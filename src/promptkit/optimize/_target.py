@@ -22,7 +22,7 @@ from promptkit._names import require_key
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.errors import OptimizationError
 from promptkit.hostfiles import literal_glob
-from promptkit.optimize.types import OptimizationScope, OptimizationTarget
+from promptkit.optimize._types import OptimizationScope, OptimizationTarget
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt
 from promptkit.session import SessionProtocol

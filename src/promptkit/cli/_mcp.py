@@ -19,7 +19,7 @@ REFRESH_PROVIDERS = ("static", "auto", "openai", "anthropic")
 
 def register(mcp: argparse.ArgumentParser) -> None:
     """Fill in the parser of `promptkit mcp` (`serve`)."""
-    from promptkit.cli.options import add_path_argument, add_prompt_arguments
+    from promptkit.cli._options import add_path_argument, add_prompt_arguments
 
     mcp.description = "Model Context Protocol: serve the workspace to coding agents."
     commands = mcp.add_subparsers(dest="mcp_command", metavar="SUBCOMMAND", required=True)

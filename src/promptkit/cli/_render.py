@@ -15,7 +15,7 @@ import sys
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Fill in the parser of `promptkit render`."""
-    from promptkit.cli.options import add_params_argument, add_path_argument, add_prompt_arguments
+    from promptkit.cli._options import add_params_argument, add_path_argument, add_prompt_arguments
 
     parser.description = (
         "Print a prompt rendered with the session stored for the workspace and the overrides,"

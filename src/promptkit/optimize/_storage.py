@@ -25,7 +25,7 @@ from promptkit.digest import clear_workspace_digest, committed_provenance, set_w
 from promptkit.errors import DigestRejectedError, OptimizationError
 from promptkit.hostfiles import WorkspaceManifest
 from promptkit.logging import get_logger
-from promptkit.optimize.types import OptimizationResponse, OptimizationScope, OptimizationTarget
+from promptkit.optimize._types import OptimizationResponse, OptimizationScope, OptimizationTarget
 from promptkit.overrides import (
     LocalPromptOverridesStore,
     PromptOverridesStore,

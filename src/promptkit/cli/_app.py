@@ -36,22 +36,22 @@ if TYPE_CHECKING:
 # Each command: the module whose `register(parser)` fills in its parser, and the one-line
 # summary `promptkit --help` shows for it (in this order).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "optimize": ("promptkit.cli.optimize", "write a prompt's workspace digest and store it"),
+    "optimize": ("promptkit.cli._optimize", "write a prompt's workspace digest and store it"),
     "render": (
-        "promptkit.cli.render",
+        "promptkit.cli._render",
         "print a prompt rendered with the workspace's session and overrides",
     ),
-    "digest": ("promptkit.cli.digest", "inspect workspace digests"),
-    "overrides": ("promptkit.cli.overrides", "list, edit and check prompt overrides"),
+    "digest": ("promptkit.cli._digest", "inspect workspace digests"),
+    "overrides": ("promptkit.cli._overrides", "list, edit and check prompt overrides"),
     "repl": (
-        "promptkit.cli.repl",
+        "promptkit.cli._repl",
         "an interactive loop over a prompt: optimize, ask, digest, overrides, history",
     ),
     "eval": (
-        "promptkit.cli.eval",
+        "promptkit.cli._eval",
         "score a prompt on a dataset under one or more override tags",
     ),
-    "mcp": ("promptkit.cli.mcp", "serve the workspace digest and file tools over MCP"),
+    "mcp": ("promptkit.cli._mcp", "serve the workspace digest and file tools over MCP"),
 }
 
 LOG_LEVELS = ("debug", "info", "warning", "error")

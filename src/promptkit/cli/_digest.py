@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def register(digest: argparse.ArgumentParser) -> None:
     """Fill in the parser of `promptkit digest` (`status` and `export`)."""
-    from promptkit.cli.options import add_json_argument, add_path_argument, add_prompt_arguments
+    from promptkit.cli._options import add_json_argument, add_path_argument, add_prompt_arguments
 
     digest.description = "Inspect the workspace digest a prompt would render."
     commands = digest.add_subparsers(dest="digest_command", metavar="SUBCOMMAND", required=True)
@@ -63,7 +63,7 @@ def run_status(args: argparse.Namespace) -> int:
     """Resolve and print the digest status; returns the exit status."""
     from promptkit.digest import resolve_workspace_digest
     from promptkit.discovery import bind_workspace
-    from promptkit.repl.report import resolution_lines
+    from promptkit.repl import resolution_lines
 
     bound = bind_workspace(
         args.path,

@@ -30,7 +30,7 @@ from promptkit.hostfiles import (
     manifest_for_selection,
 )
 from promptkit.logging import get_logger
-from promptkit.optimize.types import DigestDraft, OptimizationResponse, OptimizationTarget
+from promptkit.optimize._types import DigestDraft, OptimizationResponse, OptimizationTarget
 from promptkit.planning import PlanningStrategy, PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection, ToolResult
 from promptkit.session import Session, ToolInvoked

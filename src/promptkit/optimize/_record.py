@@ -10,7 +10,7 @@ from typing import Any
 
 from promptkit._durable import write_atomically
 from promptkit.adapters import ExecutionRecord, write_failure_record, write_manifest
-from promptkit.optimize.types import DigestDraft, OptimizationTarget
+from promptkit.optimize._types import DigestDraft, OptimizationTarget
 from promptkit.prompt import Prompt
 
 DIGEST_ARTIFACT = "digest.md"

@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from promptkit.errors import ArgumentValueError
 from promptkit.hostfiles import HOST_READER, WorkspaceReader
-from promptkit.optimize.types import DigestDraft, OptimizationTarget, digest_response
+from promptkit.optimize._types import DigestDraft, OptimizationTarget, digest_response
 from promptkit.repofacts import ScanRoot, render_static_digest, scan_roots
 from promptkit.session import Session
 

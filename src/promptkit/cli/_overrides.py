@@ -1,6 +1,6 @@
 """`promptkit overrides ...`: the operator's commands over a `LocalPromptOverridesStore`.
 
-list, show, seed, set, edit, diff, rm and check, and promote (in `promptkit.cli.promote`).
+list, show, seed, set, edit, diff, rm and check, and promote (in `promptkit.cli._promote`).
 Prompts are found by `--prompt package.module:attr`, through the `promptkit.prompts` entry
 points, and (for `check` and `list`) in the `[tool.promptkit] prompts` list of the project's
 pyproject.toml; every write goes through the store, so the CLI checks nothing the library does
@@ -23,17 +23,17 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptkit.cli.options import (
+from promptkit.cli._options import (
     add_json_argument,
     add_overrides_folder_argument,
     add_tag_argument,
     configured,
 )
-from promptkit.cli.overrides_check import run_check, strict_store
+from promptkit.cli._overrides_check import run_check, strict_store
 from promptkit.errors import OverridesError
 
 if TYPE_CHECKING:
-    from promptkit.cli.app import CommandParser
+    from promptkit.cli._app import CommandParser
     from promptkit.prompt import Prompt, PromptOverride
 
 # The handlers import the library where they use it: a command line that names one action
@@ -134,14 +134,14 @@ def register(parser: CommandParser) -> None:
     # `promote` runs an evaluation first: its module, and the evaluation options it brings, are
     # imported only when a command line reaches it.
     promote = "copy one tag's overrides over another when an evaluation shows no regression"
-    actions.add_parser("promote", help=promote, description=promote).defer("promptkit.cli.promote")
+    actions.add_parser("promote", help=promote, description=promote).defer("promptkit.cli._promote")
 
 
 # -- handlers -----------------------------------------------------------------------------------
 
 
 def _list(args: argparse.Namespace) -> int:
-    from promptkit.cli.overrides_check import known_prompts
+    from promptkit.cli._overrides_check import known_prompts
     from promptkit.overrides import (
         SharedSectionOverride,
         entry_states,
@@ -232,7 +232,7 @@ def _list_entry(row: tuple[str, ...]) -> dict[str, object]:
 
 def _show(args: argparse.Namespace) -> int:
     from promptkit.overrides import entry_states, require_section_path
-    from promptkit.repl.report import author_text, status_text
+    from promptkit.repl import author_text, status_text
 
     prompt, override, file = _stored_override(args)
     only = "/".join(require_section_path(args.path)) if args.path else None

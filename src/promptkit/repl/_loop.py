@@ -8,7 +8,7 @@ replaces a digest an operator wrote), `ask [--params JSON|@FILE] <message>` eval
 stored overrides for the prompt, `history` lists the executed prompts and tool calls of the
 session with token usage. `promptkit repl` runs it for any such prompt; the code-review example
 subclasses it with its own `review` command and output formatting. What it shows is worded in
-`promptkit.repl.report` and `promptkit.repl.progress`.
+`promptkit.repl._report` and `promptkit.repl._progress`.
 
 The session is the one most recently stored for the workspace (as for `promptkit optimize` and
 `render`), held for the whole loop so a digest stored here is what a later `render` sees; a new
@@ -50,8 +50,8 @@ from promptkit.prompt import (
     params_from_json,
     read_params_argument,
 )
-from promptkit.repl.progress import Progress
-from promptkit.repl.report import history_lines, overrides_lines, resolution_lines, usage_line
+from promptkit.repl._progress import Progress
+from promptkit.repl._report import history_lines, overrides_lines, resolution_lines, usage_line
 from promptkit.secrets import redact_secrets
 from promptkit.session import (
     PromptExecuted,

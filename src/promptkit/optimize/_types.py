@@ -2,7 +2,7 @@
 
 A `DigestWriter` is whoever writes the digest text (a model through a `ProviderAdapter`, or the
 offline static scan); everything around it (validation, checks, storage, the execution record)
-is the same for every writer and lives in `promptkit.optimize.workflow`.
+is the same for every writer and lives in `promptkit.optimize._workflow`.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from promptkit.errors import ProviderError
 if TYPE_CHECKING:
     from promptkit.adapters import ProviderAdapter
     from promptkit.hostfiles import ListingProcess
-    from promptkit.optimize.types import DigestWriter
+    from promptkit.optimize._types import DigestWriter
 
 WriterName = Literal["auto", "openai", "anthropic", "static"]
 WRITER_NAMES: tuple[str, ...] = get_args(WriterName)
@@ -40,7 +40,7 @@ class WriterChoice:
     ) -> WriterChoice:
         """The choice of `adapter`'s model as the writer (and as the REPL's answering model);
         `listing` is as for `ModelDigestWriter`."""
-        from promptkit.optimize.model_writer import ModelDigestWriter
+        from promptkit.optimize._model_writer import ModelDigestWriter
 
         return cls(ModelDigestWriter(adapter, listing=listing), reason, adapter)
 
@@ -67,7 +67,7 @@ def choose_digest_writer(
     # for WRITER_NAMES, the model writer's import (adapters, the tool loop) is costly to start,
     # and so is the static writer's (the scanners), which a model's run never uses.
     if not writes_with_model(provider, base_url=base_url, environ=env):
-        from promptkit.optimize.static_writer import StaticDigestWriter
+        from promptkit.optimize._static_writer import StaticDigestWriter
 
         return WriterChoice(
             StaticDigestWriter(), _static_reason(provider, model, base_url), adapter=None

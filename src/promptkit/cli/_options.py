@@ -135,7 +135,7 @@ def add_tag_argument(parser: argparse.ArgumentParser) -> None:
 def add_provider_arguments(parser: argparse.ArgumentParser, *, role: str) -> None:
     """`--provider`, `--model` and `--base-url`, as `choose_digest_writer` takes them; `role` says
     what the provider does for the command, in the help of `--provider`."""
-    from promptkit.optimize.selection import WRITER_NAMES
+    from promptkit.optimize import WRITER_NAMES
 
     parser.add_argument(
         "--provider",

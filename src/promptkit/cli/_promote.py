@@ -17,8 +17,8 @@ import sys
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Fill in the parser of `promptkit overrides promote` (described by `overrides`)."""
-    from promptkit.cli.eval import add_evaluation_arguments
-    from promptkit.cli.options import add_overrides_folder_argument
+    from promptkit.cli._eval import add_evaluation_arguments
+    from promptkit.cli._options import add_overrides_folder_argument
 
     parser.add_argument("prompt", metavar="PROMPT", help="package.module:attr or entry point")
     add_overrides_folder_argument(parser)
@@ -46,8 +46,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run_promote(args: argparse.Namespace) -> int:
     """Evaluate both tags and promote or refuse; returns the exit status."""
-    from promptkit.cli.eval import evaluate_from_args, evaluation_config, load_cli_prompt
-    from promptkit.cli.eval_table import report_table
+    from promptkit.cli._eval import evaluate_from_args, evaluation_config, load_cli_prompt
+    from promptkit.cli._eval_table import report_table
     from promptkit.discovery import overrides_store_of
     from promptkit.errors import PromotionRefusedError
     from promptkit.evals import promote_overrides

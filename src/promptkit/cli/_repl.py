@@ -1,7 +1,7 @@
 """`promptkit repl [PATH] --prompt module:attr`: the workspace REPL for any prompt with a digest.
 
 The loop itself is `promptkit.repl.WorkspaceRepl`; this module adds the subcommand and
-`run_repl`, which opens a REPL from the parsed options (`promptkit.cli.options.add_repl_arguments`)
+`run_repl`, which opens a REPL from the parsed options (`promptkit.cli._options.add_repl_arguments`)
 for `promptkit repl` and for REPLs built on `WorkspaceRepl`, such as the code-review example.
 `--prompt` names the prompt as for `optimize` and `render`; without it the built-in workspace
 prompt is used.
@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from promptkit.discovery import PromptSource
-    from promptkit.repl.loop import WorkspaceRepl
+    from promptkit.repl import WorkspaceRepl
 
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Fill in the parser of `promptkit repl`."""
-    from promptkit.cli.options import add_repl_arguments
+    from promptkit.cli._options import add_repl_arguments
 
     parser.description = (
         "Read commands from the terminal or piped stdin and run them against a prompt with a"
@@ -45,8 +45,8 @@ def run_repl(
     exit status.
     """
     from promptkit.discovery import workspace_options
-    from promptkit.optimize.selection import choose_digest_writer
-    from promptkit.repl.loop import ReplSetup, WorkspaceRepl
+    from promptkit.optimize import choose_digest_writer
+    from promptkit.repl import ReplSetup, WorkspaceRepl
 
     options = workspace_options(
         args.path,
