@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from promptkit._durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import OverridesError
@@ -378,27 +378,11 @@ class LocalPromptOverridesStore:
             yield
 
     def _lenient(self, file: Path, place: FilePlace, decode: Decoder[_Value]) -> _Value | None:
-        """`read`, except that a file that cannot be used gives the last text this store read
-        from it (None when it read none, so the code's default is rendered) and one log
-        record."""
-        try:
+        """`read`, or with `strict_overrides` off, the reader's lenient read (the last good
+        text of a file that cannot be used, and one log record)."""
+        if self._strict:
             return self._reader.read(file, place, decode)
-        except OverrideFileError as error:
-            if self._strict:
-                raise
-            kept = self._reader.last_good(file)
-            if self._reader.first_report(error):
-                _log.error(
-                    "override_unreadable",
-                    file=error.file,
-                    line=error.line,
-                    reason=error.reason,
-                    fallback="the last good text read from the file is rendered instead"
-                    if kept is not None
-                    else "the code's default text is rendered instead",
-                    hint="run `promptkit overrides check`; strict_overrides=True makes this raise",
-                )
-            return cast(_Value, kept) if kept is not None else None
+        return self._reader.read_leniently(file, place, decode)
 
     def _differs(self, file: Path, value: Stored) -> bool:
         return self._encode(value).encode("utf-8") != self._reader.cached_bytes(file)

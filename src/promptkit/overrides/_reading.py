@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar, cast
 
+from promptkit.logging import get_logger
 from promptkit.overrides._files import OverrideFileError, read_override_bytes, utf8_text
 from promptkit.overrides._layout import FilePlace
 from promptkit.overrides._shared import SharedSectionOverride
@@ -30,6 +31,7 @@ Stored = PromptOverride | SharedSectionOverride
 _Value = TypeVar("_Value", PromptOverride, SharedSectionOverride)
 Decoder = Callable[..., _Value]
 _CACHE_LIMIT = 256
+_log = get_logger("promptkit.overrides")
 _REPORTED_LIMIT = 1024
 
 
@@ -76,6 +78,29 @@ class OverrideReader:
             raise
         self._keep(file, raw, value)
         return value
+
+    def read_leniently(
+        self, file: Path, place: FilePlace, decode: Decoder[_Value]
+    ) -> _Value | None:
+        """`read`, except that a file that cannot be used gives the last value read from it
+        (None when there is none, so the code's defaults render) and, once per file and error,
+        an `override_unreadable` error record saying which."""
+        try:
+            return self.read(file, place, decode)
+        except OverrideFileError as error:
+            kept = self.last_good(file)
+            if self.first_report(error):
+                _log.error(
+                    "override_unreadable",
+                    file=error.file,
+                    line=error.line,
+                    reason=error.reason,
+                    fallback="the last good text read from the file is rendered instead"
+                    if kept is not None
+                    else "the code's default text is rendered instead",
+                    hint="run `promptkit overrides check`; strict_overrides=True makes this raise",
+                )
+            return cast("_Value | None", kept)
 
     def wrote(self, file: Path, text: str, value: Stored) -> None:
         """Remember what the caller just wrote to `file`, so reading it back skips the parse."""
