@@ -2,8 +2,10 @@
 
 The import direction between packages is checked by import-linter (`lint-imports` in
 `make test`, contracts in pyproject.toml). These tests add what it does not: private modules stay
-inside their package, misuse raises a promptkit error rather than a bare builtin, and no module
-grows past 500 lines (modules already over it may only shrink until they are split).
+inside their package, the docs and examples name public paths only, misuse raises a promptkit
+error rather than a bare builtin, and a module past the soft length limit is listed with the
+reason it is still one concept. How complex a function may be is ruff's to check (C901, PLR0912,
+PLR0915 in pyproject.toml).
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ USER_FACING = [
 PRIVATE_PATH = re.compile(r"\bpromptkit(?:\.\w+)*\._(?!_)\w+")
 # `from promptkit.x import _private`: a private module or name taken from a package.
 PRIVATE_NAME_IMPORT = re.compile(r"\bfrom promptkit[\w.]* import \(?[^)\n]*\b_[a-z]\w*")
-MAX_MODULE_LINES = 500
 
-# Modules over the cap, with their line count when they went over: each may shrink, not grow,
-# and leaves this table when it is split. Every module has been split; keep it that way.
-OVERSIZE_BASELINE: dict[str, int] = {}
+# A module past this many lines usually holds two concepts: split it by concept. Moving a helper
+# elsewhere to get under the number is not a split; a module that is one concept and longer is
+# listed in LONG_MODULES with the reason.
+SOFT_LINE_LIMIT = 700
+# Modules allowed past the soft limit: path under src/promptkit -> why it is still one concept.
+LONG_MODULES: dict[str, str] = {}
 
 # Bare builtins a caller might see for a mistake; promptkit.errors has a class for each.
 BARE_BUILTINS = frozenset({"ValueError", "TypeError", "RuntimeError", "KeyError", "OSError"})
@@ -92,20 +96,26 @@ def test_misuse_raises_a_promptkit_error_not_a_bare_builtin() -> None:
     assert bare == []
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda path: path.relative_to(SRC).as_posix())
-def test_no_module_grows_past_the_line_cap(path: Path) -> None:
-    relative = path.relative_to(SRC).as_posix()
-    lines = len(path.read_text(encoding="utf-8").splitlines())
-
-    assert lines <= OVERSIZE_BASELINE.get(relative, MAX_MODULE_LINES)
+def _line_count(relative: str) -> int:
+    return len((SRC / relative).read_text(encoding="utf-8").splitlines())
 
 
-def test_the_oversize_baseline_names_only_modules_still_over_the_cap() -> None:
-    still_over = {
-        relative
-        for relative in OVERSIZE_BASELINE
-        if (SRC / relative).exists()
-        and len((SRC / relative).read_text(encoding="utf-8").splitlines()) > MAX_MODULE_LINES
+def test_a_module_past_the_soft_limit_is_listed_with_its_reason() -> None:
+    long = {
+        path.relative_to(SRC).as_posix()
+        for path in _modules()
+        if _line_count(path.relative_to(SRC).as_posix()) > SOFT_LINE_LIMIT
     }
 
-    assert set(OVERSIZE_BASELINE) == still_over
+    assert long - set(LONG_MODULES) == set()
+
+
+def test_the_long_modules_listed_are_still_long_and_say_why() -> None:
+    listed = {
+        relative: reason.strip()
+        for relative, reason in LONG_MODULES.items()
+        if (SRC / relative).exists() and _line_count(relative) > SOFT_LINE_LIMIT
+    }
+
+    assert listed == LONG_MODULES
+    assert all(listed.values())

@@ -63,7 +63,8 @@ Effect: TypeAlias = Send | Receive | RunTools
 Drive: TypeAlias = Generator[Effect | StreamEvent[OutputT], Any, None]
 
 
-def drive(
+# The one driver of the four ways to run: each effect, plain or streamed, is a path here.
+def drive(  # noqa: C901
     run: Evaluation[OutputT],
     params: tuple[Any, ...],
     *,

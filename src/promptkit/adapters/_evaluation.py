@@ -9,7 +9,7 @@ create one per call and share none.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -68,6 +68,16 @@ RESPONSE_ARTIFACT = "response.json"
 RAW_OUTPUT_ARTIFACT = "raw_output.txt"
 
 
+def _count_option(options: Mapping[str, object], name: str, default: int, *, least: int) -> int:
+    """The count option `name` of a call (`default` when not given): an int of at least `least`."""
+    value = options.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(f"{name} must be an int, got {value!r}")
+    if value < least:
+        raise ArgumentValueError(f"{name} must be {least} or more, got {value}")
+    return value
+
+
 class Evaluation(Generic[OutputT]):
     """One call of `adapter` on `prompt`: its options (checked), clock, deadline, the tally of
     requests and tool calls, its trace and its execution record."""
@@ -92,11 +102,7 @@ class Evaluation(Generic[OutputT]):
             raise ArgumentTypeError(
                 f"settings must be a promptkit ModelSettings, got {type(settings).__name__}"
             )
-        output_retries = options.get("output_retries", DEFAULT_OUTPUT_RETRIES)
-        if isinstance(output_retries, bool) or not isinstance(output_retries, int):
-            raise ArgumentTypeError(f"output_retries must be an int, got {output_retries!r}")
-        if output_retries < 0:
-            raise ArgumentValueError(f"output_retries must be 0 or more, got {output_retries}")
+        output_retries = _count_option(options, "output_retries", DEFAULT_OUTPUT_RETRIES, least=0)
         conversation = options.get("conversation")
         if options.get("messages") is not None and conversation is not None:
             raise ArgumentValueError(
@@ -104,21 +110,17 @@ class Evaluation(Generic[OutputT]):
                 " holds its earlier turns"
             )
         messages = check_messages(options.get("messages"))
-        max_tool_rounds = options.get("max_tool_rounds", DEFAULT_MAX_TOOL_ROUNDS)
-        if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int):
-            raise ArgumentTypeError(f"max_tool_rounds must be an int, got {max_tool_rounds!r}")
-        if max_tool_rounds < 0:
-            raise ArgumentValueError(f"max_tool_rounds must be 0 or more, got {max_tool_rounds}")
+        max_tool_rounds = _count_option(
+            options, "max_tool_rounds", DEFAULT_MAX_TOOL_ROUNDS, least=0
+        )
         user_message = options.get("user_message")
         if user_message is not None and (not isinstance(user_message, str) or not user_message):
             raise ArgumentValueError(
                 "user_message must be a non-empty string (or None for the default)"
             )
-        tool_concurrency = options.get("tool_concurrency", DEFAULT_TOOL_CONCURRENCY)
-        if isinstance(tool_concurrency, bool) or not isinstance(tool_concurrency, int):
-            raise ArgumentTypeError(f"tool_concurrency must be an int, got {tool_concurrency!r}")
-        if tool_concurrency < 1:
-            raise ArgumentValueError(f"tool_concurrency must be 1 or more, got {tool_concurrency}")
+        tool_concurrency = _count_option(
+            options, "tool_concurrency", DEFAULT_TOOL_CONCURRENCY, least=1
+        )
         deps = options.get("deps")
         # Before anything is rendered or sent: a tool must never be told to run without them.
         prompt.require_deps(deps)

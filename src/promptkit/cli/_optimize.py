@@ -100,7 +100,8 @@ def run_optimize(args: argparse.Namespace) -> int:
         return _optimize(args, start)
 
 
-def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
+# The command's run, step by step in the order it happens; each step is a call.
+def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PLR0915
     from promptkit.config import command_config
     from promptkit.discovery import bind_workspace
     from promptkit.optimize import (

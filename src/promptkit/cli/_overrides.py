@@ -140,7 +140,8 @@ def register(parser: CommandParser) -> None:
 # -- handlers -----------------------------------------------------------------------------------
 
 
-def _list(args: argparse.Namespace) -> int:
+# One listing, text or --json, of section and shared entries: each output is a path here.
+def _list(args: argparse.Namespace) -> int:  # noqa: C901
     from promptkit.cli._overrides_check import known_prompts
     from promptkit.overrides import (
         SharedSectionOverride,

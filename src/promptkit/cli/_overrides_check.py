@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from promptkit.prompt import Prompt
 
 
-def run_check(args: argparse.Namespace) -> int:
+# One check report: each note it can carry (syntax only, no prompt, evidence) is a path.
+def run_check(args: argparse.Namespace) -> int:  # noqa: C901
     """`overrides check`: every file, credential, entry and promotion's evidence; exit status 1
     on any problem (evidence problems only with `--evidence error`)."""
     from promptkit.overrides import check_overrides, override_files

@@ -268,7 +268,9 @@ _STAGE = 0x3000
 _NAME_LENGTH = 0x0FFF
 
 
-def read_index_file(data: bytes, prefix: bytes = b"") -> GitListing | None:
+# Git's index format, read field by field in one pass: each branch is a way the file can be
+# damaged or a version of the format.
+def read_index_file(data: bytes, prefix: bytes = b"") -> GitListing | None:  # noqa: C901, PLR0912
     """What `vouched_entries` gives for `git ls-files -z -v -s --debug` run in the folder
     `prefix` (as `git rev-parse --show-prefix` prints it: empty at the top of the work tree, else
     ending in "/"), read from the index file's bytes `data`; None when the index is not one read

@@ -405,7 +405,8 @@ class _Checker:
             return
         self._consider(relative, full, info, None)
 
-    def _consider(
+    # The rules a path must pass, in the order the module docstring gives them: one return each.
+    def _consider(  # noqa: C901
         self, relative: str, full: str, info: os.stat_result, blob_id: str | None
     ) -> None:
         name = relative.rpartition("/")[2]

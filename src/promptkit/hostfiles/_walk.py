@@ -47,7 +47,8 @@ _PRUNED_DIRECTORIES = frozenset(
 )
 
 
-def walk_directory(root: Path, path_filter: PathFilter, leave_out: LeaveOut) -> Iterator[str]:
+# One stack walk: each entry kind (file, folder, symlink, ignored, unreadable) is a path.
+def walk_directory(root: Path, path_filter: PathFilter, leave_out: LeaveOut) -> Iterator[str]:  # noqa: C901
     """Relative paths of the non-directory entries that no `.gitignore` ignores and the filter
     allows. Symlinked directories are yielded as entries, never descended into."""
     # (directory prefix, the .gitignore specs that apply inside it); a stack, not recursion.

@@ -64,6 +64,33 @@ def prepare_optimization(
             f"optimize {name}: session must implement SessionProtocol (a promptkit Session, for"
             f" instance), got {type(session).__name__}; no request was sent"
         )
+    digest_section, workspace_section = _sections_of(prompt, name)
+    _check_overrides_arguments(scope, overrides_store, overrides_tag, name=name)
+    path = prompt.path_of(digest_section)
+    assert path is not None  # find_section returned a section of this very prompt
+    own_folders = [Path(folder) for folder in leave_out]
+    store_root = getattr(overrides_store, "root", None)
+    if isinstance(store_root, Path):
+        own_folders.append(store_root)
+    mounts = tuple(
+        _narrowed(mount, include, exclude, own_folders, name=name)
+        for mount in _primary_first(workspace_section)
+    )
+    return OptimizationTarget(
+        prompt=prompt,
+        digest_section=digest_section,
+        digest_path=path,
+        workspace_section=workspace_section,
+        workspace_root=_workspace_root(workspace_section),
+        scope=scope,
+        overrides_store=overrides_store,
+        overrides_tag=overrides_tag,
+        mounts=mounts,
+    )
+
+
+def _sections_of(prompt: Prompt[Any], name: str) -> tuple[WorkspaceDigestSection, WorkspaceSection]:
+    """The prompt's digest section and workspace section; OptimizationError when one is missing."""
     digest_section = prompt.find_section(WorkspaceDigestSection)
     if not isinstance(digest_section, WorkspaceDigestSection):
         raise OptimizationError(
@@ -77,6 +104,17 @@ def prepare_optimization(
             " PodmanWorkspaceSection), so there is no workspace to describe; add one mounting"
             " the directory the digest is about; no request was sent"
         )
+    return digest_section, workspace_section
+
+
+def _check_overrides_arguments(
+    scope: OptimizationScope,
+    overrides_store: PromptOverridesStore | None,
+    overrides_tag: str | None,
+    *,
+    name: str,
+) -> None:
+    """OptimizationError unless the overrides store and tag fit `scope` (GLOBAL needs both)."""
     if scope is OptimizationScope.GLOBAL:
         missing = [
             label
@@ -100,27 +138,6 @@ def prepare_optimization(
         )
     if overrides_tag is not None:
         require_key(overrides_tag, what="overrides_tag", error=OptimizationError)
-    path = prompt.path_of(digest_section)
-    assert path is not None  # find_section returned a section of this very prompt
-    own_folders = [Path(folder) for folder in leave_out]
-    store_root = getattr(overrides_store, "root", None)
-    if isinstance(store_root, Path):
-        own_folders.append(store_root)
-    mounts = tuple(
-        _narrowed(mount, include, exclude, own_folders, name=name)
-        for mount in _primary_first(workspace_section)
-    )
-    return OptimizationTarget(
-        prompt=prompt,
-        digest_section=digest_section,
-        digest_path=path,
-        workspace_section=workspace_section,
-        workspace_root=_workspace_root(workspace_section),
-        scope=scope,
-        overrides_store=overrides_store,
-        overrides_tag=overrides_tag,
-        mounts=mounts,
-    )
 
 
 def _workspace_root(section: WorkspaceSection) -> Path:

@@ -42,7 +42,8 @@ _CONVENTIONAL = frozenset(
 )
 
 
-def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:
+# One line per fact of the layout, each written only when the scan found it.
+def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:  # noqa: C901
     lines = [DigestLine("Layout", 100, _files_summary(facts))]
     code = [language for language in facts.languages if language.is_code]
     other = [language for language in facts.languages if not language.is_code]

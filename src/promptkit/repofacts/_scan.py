@@ -182,7 +182,8 @@ def scan_roots(
         return _scan(roots, max_file_bytes, reader)
 
 
-def _scan(
+# The scan in the order its facts depend on each other: listing, tally, tooling, guidance.
+def _scan(  # noqa: C901, PLR0915
     roots: Sequence[ScanRoot], max_file_bytes: int, reader: WorkspaceReader
 ) -> WorkspaceFacts:
     prefixes: list[tuple[str, Path]] = []

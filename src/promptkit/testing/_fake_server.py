@@ -304,7 +304,8 @@ class FakeProviderServer:
             self._records.append(record)
         return record
 
-    def _answer(
+    # What the real API answers, case by case (path, method, body, rules, script): one each.
+    def _answer(  # noqa: C901, PLR0912
         self, method: str, target: str, header_items: Iterable[tuple[str, str]], raw_body: bytes
     ) -> _Answer | None:
         """The HTTP answer to one request, or None when the server stopped meanwhile."""

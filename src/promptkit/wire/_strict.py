@@ -178,24 +178,26 @@ def walk_schema(root: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     while pending:
         path, node = pending.pop()
         yield path, node
-        for key in _ONE_SCHEMA:
-            value = node.get(key)
-            if isinstance(value, dict):
-                pending.append((f"{path}/{key}", value))
-        extra = node.get("additionalProperties")
-        if isinstance(extra, dict):
-            pending.append((f"{path}/additionalProperties", extra))
-        for key in _SCHEMA_LIST:
-            values = node.get(key)
-            for index, value in enumerate(values if isinstance(values, list) else ()):
-                if isinstance(value, dict):
-                    pending.append((f"{path}/{key}/{index}", value))
-        for key in _SCHEMA_MAP:
-            mapping = node.get(key)
-            if isinstance(mapping, dict):
-                for name, value in mapping.items():
-                    if isinstance(value, dict):
-                        pending.append((f"{path}/{key}/{name}", value))
+        pending.extend(
+            (child_path, child)
+            for child_path, child in _children(path, node)
+            if isinstance(child, dict)
+        )
+
+
+def _children(path: str, node: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """Each value under `node` where a schema may sit, with its path; the caller keeps dicts."""
+    for key in (*_ONE_SCHEMA, "additionalProperties"):
+        if key in node:
+            yield f"{path}/{key}", node[key]
+    for key in _SCHEMA_LIST:
+        values = node.get(key)
+        if isinstance(values, list):
+            yield from ((f"{path}/{key}/{index}", value) for index, value in enumerate(values))
+    for key in _SCHEMA_MAP:
+        mapping = node.get(key)
+        if isinstance(mapping, dict):
+            yield from ((f"{path}/{key}/{name}", value) for name, value in mapping.items())
 
 
 def _is_recursive(root: dict[str, Any]) -> bool:

@@ -324,7 +324,8 @@ def is_typed_by_hand(line: str, present: frozenset[str]) -> bool:
     return len(line) <= _MAX_CI_COMMAND and unrunnable(line, present) is None
 
 
-def add_ci_checks(collector: ToolingCollector, workflows: list[Workflow], read: FileReader) -> None:
+# One pass over the workflows' steps: each kind of step is a case.
+def add_ci_checks(collector: ToolingCollector, workflows: list[Workflow], read: FileReader) -> None:  # noqa: C901
     """The checks CI runs are canonical even when no runner file names them, and so are the
     checks in a repository script that CI runs (`./.ci/run test`, `script/test`): the call
     shows the script's check of its kind as what it runs. Release, benchmark and deploy

@@ -23,7 +23,8 @@ __all__ = [
 ]
 
 
-def parse_pyproject(collector: ToolingCollector, source: str, directory: str, text: str) -> None:
+# One case per tool a pyproject.toml configures: a table of cases, read top to bottom.
+def parse_pyproject(collector: ToolingCollector, source: str, directory: str, text: str) -> None:  # noqa: C901, PLR0912
     document = load_toml(text)
     if document is None:
         return

@@ -128,7 +128,8 @@ def _just_recipes(text: str) -> Iterator[tuple[str, str | None]]:
         yield match.group(1), body
 
 
-def _taskfile_tasks(text: str) -> Iterator[tuple[str, str | None]]:
+# A line-by-line reader of Taskfile YAML's tasks: each kind of line is a case.
+def _taskfile_tasks(text: str) -> Iterator[tuple[str, str | None]]:  # noqa: C901, PLR0912
     lines = text.splitlines()
     in_tasks = False
     task_indent: str | None = None

@@ -183,7 +183,8 @@ def tool_words(command: str) -> list[str]:
     return [words[0]] + [word for word in words[1:] if not word.startswith("-")]
 
 
-def unrunnable(line: str, present: frozenset[str]) -> str | None:
+# One reason per kind of line that is no command, tested in order: a table of cases.
+def unrunnable(line: str, present: frozenset[str]) -> str | None:  # noqa: C901, PLR0912
     """Why `line` is no command a person could type, or None when it is one.
 
     `present` holds the repository's file paths: a script run by its path must be one of them
