@@ -18,7 +18,7 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from structlog.testing import capture_logs
 
-from promptkit.adapters import ResponseCompleted, ToolCallFinished
+from promptkit.adapters import ResponseCompleted, ToolCallFinished, ToolCallRecord
 from promptkit.errors import (
     InvalidStateError,
     McpConnectionError,
@@ -153,6 +153,30 @@ def test_a_server_that_dies_mid_call_is_a_typed_error_not_a_hang(
     (failed,) = [log for log in logs if log["event"] == "tool_handler_failed"]
     assert failed["error_type"] == "McpConnectionError"
     assert "'notes'" in failed["error"] and "went away while 'crash' ran" in failed["error"]
+
+
+def test_a_server_that_dies_mid_call_in_aevaluate_fails_the_call_without_a_hang(
+    server: FakeProviderServer, notes: Path
+) -> None:
+    server.enqueue(Reply.tool_calls(ToolCall("notes_crash", {})), Reply.text("the notes are gone"))
+    wire = WIRES[0]
+
+    async def run() -> ToolCallRecord:
+        async with (
+            connect_mcp(notes_server(notes)) as connection,
+            wire.async_client(server) as client,
+        ):
+            adapter = wire.adapter(async_client=client)
+            response = await adapter.aevaluate(
+                notes_prompt(connection), session=Session(), deadline=WAIT_S
+            )
+        (call,) = response.tool_calls
+        return call
+
+    call = within(run())
+
+    assert not call.success
+    assert "McpConnectionError" in call.result.message
 
 
 @pytest.mark.parametrize("wire", ["chat"], indirect=True)
