@@ -93,10 +93,10 @@ def _server_options(server: FakeProviderServer) -> tuple[str, ...]:
     return ("--base-url", server.openai_base_url, "--model", "qwen2.5-coder-0.5b-instruct")
 
 
-COMMANDS = {
-    "eval": lambda: ("eval", "demo_prompts:CAPITAL"),
-    "optimize": lambda: ("optimize", ".", "--state-dir", "state"),
-    "repl": lambda: ("repl", ".", "--prompt", "demo_prompts:asker", "--state-dir", "state"),
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "eval": ("eval", "demo_prompts:CAPITAL"),
+    "optimize": ("optimize", ".", "--state-dir", "state"),
+    "repl": ("repl", ".", "--prompt", "demo_prompts:asker", "--state-dir", "state"),
 }
 
 
@@ -104,7 +104,7 @@ COMMANDS = {
 def test_structured_output_prompt_sends_no_schema_from_the_command_line(
     command: str, project: Path, llama_cpp_python: FakeProviderServer
 ) -> None:
-    words = COMMANDS[command]()
+    words = COMMANDS[command]
     finished = run_promptkit(
         *words,
         *_server_options(llama_cpp_python),

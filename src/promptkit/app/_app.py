@@ -80,9 +80,9 @@ class App:
     def from_config(cls, config: ProjectConfig, *, environ: Mapping[str, str] | None = None) -> App:
         """The binding `config` says: its overrides store and tag, its session store, and the
         adapter of its provider, model, base URL and structured-output mode, chosen from
-        `environ` (default `os.environ`) as `promptkit optimize` chooses; no adapter for the `static` provider,
-        nor for `auto` when no model is configured (a call then says how to configure one).
-        A named provider without its key is a ProviderAuthenticationError."""
+        `environ` (default `os.environ`) as `promptkit optimize` chooses; no adapter for the
+        `static` provider, nor for `auto` when no model is configured (a call then says how to
+        configure one). A named provider without its key is a ProviderAuthenticationError."""
         use_project(config)
         return cls(
             adapter=_configured_adapter(config, os.environ if environ is None else environ),

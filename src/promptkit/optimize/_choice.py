@@ -58,8 +58,9 @@ def choose_digest_writer(
     """The writer for `provider` (`auto`, `openai`, `anthropic` or `static`).
 
     `model`, `base_url`, `api`, `environ` and `structured_output` are as for `choose_adapter`;
-    keys are never put in the reason or in an error message. `listing`, a listing already under way in a helper process,
-    goes to a model's writer (see `ModelDigestWriter`); the static writer lists what it reads.
+    keys are never put in the reason or in an error message. `listing`, a listing already under
+    way in a helper process, goes to a model's writer (see `ModelDigestWriter`); the static
+    writer lists what it reads.
     """
     env = os.environ if environ is None else environ
     if provider not in WRITER_NAMES:
