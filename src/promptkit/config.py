@@ -59,9 +59,10 @@ class ProjectConfig:
     None: `$PROMPTKIT_HOME`, else `~/.promptkit`); `workspace` is the repository the workspace
     commands work on when not given one; `tag` the tag a command serves (the table's, or its
     `--tag`), and `project_tag` the table's own, whose shared digest a tag without its own
-    uses whatever tag a command is given. `prompts` are prompt references (`package.module:attr`) for the
-    commands that check every prompt. `provider`, `model`, `base_url` and `structured_output`
-    choose the model as `--provider`, `--model`, `--base-url` and `--structured-output` do.
+    uses whatever tag a command is given. `prompts` are prompt references
+    (`package.module:attr`) for the commands that check every prompt. `provider`, `model`,
+    `base_url` and `structured_output` choose the model as `--provider`, `--model`,
+    `--base-url` and `--structured-output` do.
     """
 
     root: Path
