@@ -1,5 +1,6 @@
 """The programs in examples/ run as a user would run them, in a fresh process."""
 
+import os
 import shlex
 import subprocess
 import sys
@@ -30,9 +31,12 @@ def test_hello_prompt_prints_a_rendered_prompt(tmp_path: Path) -> None:
 def test_make_demo_runs_offline_and_prints_no_warning(tmp_path: Path) -> None:
     # The demo's commands as the Makefile has them, with its state in tmp_path (make -n prints
     # them without running; -o leaves the installed virtualenv alone).
+    # Run under `make test`, the inner make would inherit the outer one's flags and level.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     listed = subprocess.run(
         [
             "make",
+            "--no-print-directory",
             "-n",
             "-o",
             ".venv/.installed",
@@ -41,6 +45,7 @@ def test_make_demo_runs_offline_and_prints_no_warning(tmp_path: Path) -> None:
             f"DEMO_STATE={tmp_path}",
         ],
         cwd=REPO_ROOT,
+        env=env,
         capture_output=True,
         text=True,
         check=True,
