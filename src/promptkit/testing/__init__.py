@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         Finish as Finish,
         Reply as Reply,
         ReplyKind as ReplyKind,
+        StreamFault as StreamFault,
         ToolCall as ToolCall,
         Usage as Usage,
     )
@@ -51,6 +52,7 @@ else:
                 "Finish",
                 "Reply",
                 "ReplyKind",
+                "StreamFault",
                 "ToolCall",
                 "Usage",
             ),
