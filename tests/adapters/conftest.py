@@ -104,13 +104,15 @@ class Wire:
     def adapter(
         self, *, client: Any = None, async_client: Any = None, **options: Any
     ) -> WireAdapter:
-        """The adapter for this wire API around the given clients."""
+        """The adapter for this wire API around the given clients (of `model=` when given, else
+        the wire's default model)."""
+        model = options.pop("model", self.model)
         if self.name == "messages":
             return AnthropicAdapter(
-                model=ANTHROPIC_MODEL, client=client, async_client=async_client, **options
+                model=model, client=client, async_client=async_client, **options
             )
         return OpenAIAdapter(
-            model=OPENAI_MODEL,
+            model=model,
             client=client,
             async_client=async_client,
             api="responses" if self.name == "responses" else "chat",

@@ -10,7 +10,6 @@ is a typed error, never a hang; the server is stopped however the `with` block i
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,7 @@ from promptkit.session import Session, ToolInvoked
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 
 from ..adapters.conftest import WIRES, MakeAdapter, Wire
-from .conftest import SECRET, WAIT_S, notes_server, within
+from .conftest import SECRET, WAIT_S, is_running, notes_server, server_pid, within
 
 
 def notes_prompt(connection: McpConnection, **section: Any) -> Prompt[None]:
@@ -192,12 +191,11 @@ def test_mcp_tool_calls_are_traced_like_promptkit_tools(
 
 def test_the_server_is_stopped_when_the_block_is_left_by_an_error(notes: Path) -> None:
     with pytest.raises(LookupError), connect_mcp(notes_server(notes)) as connection:
-        pid = connection.call_tool("pid", {}, timeout_s=WAIT_S).structured_content["result"]
+        pid = server_pid(connection)
         raise LookupError("the application failed")
 
     assert not connection.is_open
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
+    assert not is_running(pid)
     with pytest.raises(McpConnectionError, match="not connected"):
         connection.call_tool("lookup", {"term": "x"}, timeout_s=WAIT_S)
 

@@ -228,7 +228,7 @@ class Evaluation(Generic[OutputT]):
             text=turn.text,
             output=None,
             tool_calls=tuple(tally.tool_calls),
-            usage=self.prices.priced(self.adapter.provider, model, tally.usage),
+            usage=self.prices.priced(self.adapter.provider, model, tally.usage, at=self.started_at),
             model=model,
             provider=self.adapter.provider,
             messages=tuple(tally.messages),

@@ -174,10 +174,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
         progress.end_status()
         if attachment is not None:
             attachment.close()
-    usage = result.response.usage
-    progress.done(
-        len(result.response.tool_calls), usage.input_tokens, usage.output_tokens, usage.cost
-    )
+    progress.done(len(result.response.tool_calls), result.response.usage)
     if scope is OptimizationScope.SESSION:
         session_dir = bound.sessions.session_dir(workspace, session.session_id)
         stored_in = [str(session_dir)]
@@ -199,7 +196,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
             "provider": response.provider,
             "model": response.model,
             "tool_calls": len(response.tool_calls),
-            "usage": usage.to_json(),
+            "usage": response.usage.to_json(),
             "run_record": str(record) if record is not None else None,
         }
         print(json.dumps(report, indent=2, ensure_ascii=False))

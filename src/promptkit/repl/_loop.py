@@ -327,10 +327,7 @@ class WorkspaceRepl(cmd.Cmd):
             stop_progress()
             progress.end_status()
             self._keep_session()
-        usage = result.response.usage
-        progress.done(
-            len(result.response.tool_calls), usage.input_tokens, usage.output_tokens, usage.cost
-        )
+        progress.done(len(result.response.tool_calls), result.response.usage)
         self.say(f"stored the {result.section_key!r} digest ({len(result.digest)} characters) in:")
         if scope is OptimizationScope.SESSION:
             folder = self.setup.state.session_dir(self.setup.workspace, self.session.session_id)

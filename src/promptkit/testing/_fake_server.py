@@ -95,6 +95,12 @@ class RecordedRequest:
         return value if isinstance(value, dict) else {}
 
     @property
+    def tool_results(self) -> dict[str, str]:
+        """The text of each tool result the request sends back, by the id of the call it
+        answers, whichever wire API it speaks."""
+        return _api_of(self).tool_results(self.body)
+
+    @property
     def has_credentials(self) -> bool:
         """Whether the request carried any credential header."""
         return bool(self.credential_digests)
