@@ -342,7 +342,7 @@ def test_a_plain_pattern_over_more_files_than_the_time_allows_returns_what_it_fo
         session=Session(), mounts=[HostMount(tmp_path)], grep_timeout=0.01
     )
 
-    result = call(section, "vfs_grep", pattern="needle")
+    result = call(section, "vfs_grep", pattern="needle 1999$")
 
     assert result.success
     assert "stopped after 0.01s" in result.message

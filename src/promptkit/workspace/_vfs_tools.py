@@ -255,7 +255,7 @@ class VirtualFilesystem:
         if remaining is not None:
             if remaining <= 0.0:
                 return _failure(
-                    "vfs_grep was stopped before it started: the evaluation's deadline has passed"
+                    "vfs_grep stopped after 0s, before it started: the call's deadline has passed"
                 )
             timeout = min(timeout, remaining)
         left_out: list[str] = []
