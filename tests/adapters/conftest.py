@@ -135,6 +135,14 @@ class Wire:
             return str(body["messages"][0]["content"])
         return str(body["system"][0]["text"])
 
+    def asks_for_schema(self, body: dict[str, Any]) -> bool:
+        """Whether the request asked the API for schema-constrained output."""
+        if self.name == "responses":
+            return "format" in body.get("text", {})
+        if self.name == "chat":
+            return "response_format" in body
+        return "format" in body.get("output_config", {})
+
     def tool_results(self, body: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
         """(call id, content, is_error) of every tool result the request sent back."""
         if self.name == "responses":

@@ -23,6 +23,7 @@ from promptkit.adapters._conversation import (
 )
 from promptkit.adapters._cost import PriceTable
 from promptkit.adapters._deadline import Deadline
+from promptkit.adapters._local_servers import shown_url
 from promptkit.adapters._loop import LoopOptions, LoopTally, Step, tool_loop
 from promptkit.adapters._options import (
     CALL_OPTION_NAMES,
@@ -170,6 +171,8 @@ class Evaluation(Generic[OutputT]):
         rendered = self.prompt.render(
             *params, overrides_store=self.overrides_store, tag=self.overrides_tag
         )
+        # What to advise when the deadline passes depends on whether tool rounds take time.
+        self.deadline = replace(self.deadline, uses_tools=bool(rendered.tools))
         self.session.dispatch(
             PromptRendered(
                 prompt_ns=rendered.ns,
@@ -185,6 +188,7 @@ class Evaluation(Generic[OutputT]):
     def transport(self, client: Any) -> Transport:
         """The requests of this call, sent with `client` in the adapter's wire API."""
         adapter = self.adapter
+        url = adapter.base_url if adapter.at_custom_server else None
         return Transport(
             adapter.wire_api(),
             client,
@@ -192,7 +196,9 @@ class Evaluation(Generic[OutputT]):
             adapter.translate_error,
             adapter.provider,
             adapter.model,
-            self.stream_limits,
+            fallback=adapter.schema_fallback(),
+            server=shown_url(url) if url else None,
+            limits=self.stream_limits,
         )
 
     def steps(self, rendered: RenderedPrompt[Any], api: WireApi) -> Generator[Step, Any, ModelTurn]:

@@ -120,7 +120,11 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
         tag=args.tag,
     )
     config = command_config(
-        workspace=args.path, provider=args.provider, model=args.model, base_url=args.base_url
+        workspace=args.path,
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        structured_output=args.structured_output,
     )
     choice = choose_digest_writer(
         config.provider,
@@ -128,6 +132,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
         base_url=config.base_url,
         api=args.api,
         listing=getattr(args, "listing", None),
+        structured_output=config.structured_output,
     )
     scope = OptimizationScope(args.scope)
     prompt, session, workspace = bound.prompt, bound.session, bound.workspace
