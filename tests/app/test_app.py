@@ -64,7 +64,7 @@ def client_of(server: FakeProviderServer) -> openai.OpenAI:
     return openai.OpenAI(api_key="sk-test-app", base_url=server.openai_base_url, max_retries=0)
 
 
-def app_of(server: FakeProviderServer, tmp_path: Path, **binding: object) -> App:
+def app_of(server: FakeProviderServer, tmp_path: Path, **binding: object) -> App[Shelf]:
     adapter = OpenAIAdapter(model="gpt-4.1-mini", client=client_of(server))
     store = LocalPromptOverridesStore(tmp_path / "overrides")
     binding.setdefault("deps", SHELF)
@@ -193,7 +193,7 @@ def test_aevaluate_and_astream_pass_the_binding_on(
 def test_an_app_without_a_model_renders_but_a_call_says_how_to_configure_one(
     tmp_path: Path,
 ) -> None:
-    app = App(overrides=LocalPromptOverridesStore(tmp_path / "overrides"))
+    app = App(overrides=LocalPromptOverridesStore(tmp_path / "overrides"), deps=SHELF)
 
     assert "You count the stock." in app.render(PROMPT).text
     with pytest.raises(ProviderError, match="has no model"):
