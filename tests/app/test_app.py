@@ -3,14 +3,14 @@
 options win."""
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import openai
 import pytest
 from pydantic import BaseModel
 
-from promptkit import App, MarkdownSection, Prompt, TextSection, Tool, ToolContext, ToolResult
+from promptkit import App, MarkdownSection, Prompt, TextSection
 from promptkit.adapters import (
     ModelPrice,
     ModelSettings,
@@ -24,22 +24,11 @@ from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, ToolCall, Usage
 
-
-@dataclass(frozen=True)
-class Shelf:
-    counts: dict[str, int]
-
-
-class Item(BaseModel):
-    name: str
+from ..stock import Shelf, count_tool
 
 
 class Count(BaseModel):
     count: int
-
-
-def count(params: Item, context: ToolContext[Shelf]) -> ToolResult:
-    return ToolResult(message=str(context.deps.counts[params.name]))
 
 
 PROMPT: Prompt[Count, Shelf] = Prompt(
@@ -51,7 +40,7 @@ PROMPT: Prompt[Count, Shelf] = Prompt(
             title="Task",
             key="task",
             template="Count the bolts.",
-            tools=(Tool(name="count", description="Stock.", params_type=Item, handler=count),),
+            tools=(count_tool(),),
         ),
     ),
     output_type=Count,

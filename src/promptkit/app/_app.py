@@ -40,8 +40,13 @@ from promptkit.adapters import (
     model_configured,
 )
 from promptkit.config import ProjectConfig, find_project_config
-from promptkit.discovery import overrides_store_of, session_store_of, use_project
-from promptkit.errors import ArgumentTypeError, ProviderError
+from promptkit.discovery import (
+    import_reference,
+    overrides_store_of,
+    session_store_of,
+    use_project,
+)
+from promptkit.errors import ArgumentTypeError, ConfigError, PromptkitError, ProviderError
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt, RenderedPrompt
 from promptkit.session import Session, SessionProtocol, SessionStore
@@ -433,3 +438,25 @@ def _session(session: Session | None) -> Session:
     if session is None:
         return Session()
     return session
+
+
+def load_app(reference: str) -> App[Any]:
+    """The application binding `reference` names (`package.module:attr`): an `App`, or a
+    function of no arguments that returns one (called now). ConfigError says what did not
+    resolve, as the command line reports it (`--app`, `[tool.promptkit] app`)."""
+    value = import_reference(reference, what="app", error=ConfigError)
+    if not isinstance(value, App) and callable(value):
+        try:
+            value = value()
+        except PromptkitError:
+            raise
+        except Exception as error:  # the application's own code failed; say so with its error
+            raise ConfigError(
+                f"app reference {reference!r}: calling it failed: {type(error).__name__}: {error}"
+            ) from error
+    if not isinstance(value, App):
+        raise ConfigError(
+            f"app reference {reference!r} is a {type(value).__name__}, not a promptkit App or a"
+            " function that returns one"
+        )
+    return value
