@@ -113,10 +113,28 @@ def conversation_messages(session: Session, conversation: str) -> tuple[Message,
     )
 
 
+@dataclass(frozen=True)
+class ConversationTurn:
+    """The messages one evaluation added to a conversation: dispatched as one event, so a store
+    records the turn whole or not at all, and two workers' turns never interleave."""
+
+    messages: tuple[ConversationMessage, ...]
+
+
+def _append_turn(
+    kept: tuple[ConversationMessage, ...], turn: ConversationTurn
+) -> tuple[ConversationMessage, ...]:
+    return (*kept, *turn.messages)
+
+
 def keep_messages(
     session: Session, conversation: str, messages: Sequence[Message], *, added_at: datetime
 ) -> None:
-    """Append `messages` to `conversation` in `session`, as added at `added_at` (the time of
-    the evaluation's clock)."""
-    for message in messages:
-        session.dispatch(ConversationMessage(conversation, message, added_at))
+    """Append `messages` to `conversation` in `session` as one turn (one event), as added at
+    `added_at` (the time of the evaluation's clock)."""
+    if not messages:
+        return
+    session.register_reducer(ConversationTurn, _append_turn, ConversationMessage)
+    session.dispatch(
+        ConversationTurn(tuple(ConversationMessage(conversation, m, added_at) for m in messages))
+    )

@@ -96,7 +96,7 @@ def run_status(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    origin = _origin_text(resolution, bound.stored_session, bound.overrides.root, bound.tag)
+    origin = _origin_text(resolution, bound.stored_session, bound.overrides.location, bound.tag)
     lines = [
         f"workspace: {bound.workspace}",
         f"prompt:    {prompt.ns}/{prompt.key}",
@@ -146,7 +146,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _origin_text(
-    resolution: DigestResolution, session: Session | None, overrides_dir: Path, tag: str
+    resolution: DigestResolution, session: Session | None, overrides_dir: str, tag: str
 ) -> str:
     if resolution.origin == "session":
         return f"session ({session.session_id})" if session is not None else "session"

@@ -215,7 +215,7 @@ class WorkspaceService:
                 prompt,
                 store_scope=OptimizationScope.SESSION,
                 session=throwaway,
-                leave_out=[bound.sessions.state_root],
+                leave_out=bound.sessions.state_folders,
                 deadline=context.remaining_s(),
             )
             return ToolResult(
@@ -235,7 +235,7 @@ class WorkspaceService:
                 bound.prompt,
                 store_scope=OptimizationScope.SESSION,
                 session=bound.session,
-                leave_out=[bound.sessions.state_root],
+                leave_out=bound.sessions.state_folders,
                 deadline=context.remaining_s(),
             )
             if attachment is None:

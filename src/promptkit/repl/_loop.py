@@ -44,7 +44,7 @@ from promptkit.optimize import (
     WriterChoice,
     optimize_workspace_digest,
 )
-from promptkit.overrides import LocalPromptOverridesStore
+from promptkit.overrides import DocumentOverridesStore
 from promptkit.prompt import (
     Prompt,
     params_from_json,
@@ -56,8 +56,8 @@ from promptkit.secrets import redact_secrets
 from promptkit.session import (
     PromptExecuted,
     Session,
-    SessionAttachment,
-    SessionStore,
+    SessionAttachmentProtocol,
+    SessionStoreProtocol,
     ToolInvoked,
 )
 from promptkit.workspace import forget_listings
@@ -74,9 +74,9 @@ class ReplSetup:
     workspace: Path
     prompt_source: PromptSource
     choice: WriterChoice
-    overrides: LocalPromptOverridesStore
+    overrides: DocumentOverridesStore[Any]
     tag: str
-    state: SessionStore
+    state: SessionStoreProtocol
 
 
 class WorkspaceRepl(cmd.Cmd):
@@ -108,7 +108,7 @@ class WorkspaceRepl(cmd.Cmd):
         self.use_rawinput = self.is_interactive
         self.prompt = "promptkit> " if self.is_interactive else ""
         self.failures = 0
-        self._attachment: SessionAttachment | None = None
+        self._attachment: SessionAttachmentProtocol | None = None
         self._prompt = self._bound_prompt()
         self._copied_fingerprint = _fingerprint(setup.workspace)
 
@@ -170,7 +170,7 @@ class WorkspaceRepl(cmd.Cmd):
         return (
             f"{prompt.display_name} ({prompt.ns}/{prompt.key}) over {self.setup.workspace}\n"
             f"provider: {self.setup.choice.reason}\n"
-            f"overrides: {self.setup.overrides.root}, tag {self.setup.tag}\n"
+            f"overrides: {self.setup.overrides.location}, tag {self.setup.tag}\n"
             "type `help` for the commands, `quit` or Ctrl-D to leave"
         )
 
@@ -333,7 +333,7 @@ class WorkspaceRepl(cmd.Cmd):
         )
         self.say(f"stored the {result.section_key!r} digest ({len(result.digest)} characters) in:")
         if scope is OptimizationScope.SESSION:
-            folder = self.setup.state.session_dir(self.setup.workspace, self.session.session_id)
+            folder = self.setup.state.location(self.setup.workspace, self.session.session_id)
             self.say(f"  session {self.session.session_id} ({folder})")
         for location in result.locations:
             self.say(f"  {location}")
@@ -440,9 +440,9 @@ class WorkspaceRepl(cmd.Cmd):
         if resolution.origin == "session":
             return f"session ({self.session.session_id})"
         if resolution.origin == "override":
-            return f"override ({overrides.prompt_file(prompt.ns, prompt.key, tag)})"
+            return f"override ({overrides.prompt_location(prompt.ns, prompt.key, tag)})"
         if resolution.origin == "shared-override":
-            return f"shared override ({overrides.shared_file(resolution.section_key, tag)})"
+            return f"shared override ({overrides.shared_location(resolution.section_key, tag)})"
         return "placeholder (no digest yet: run `optimize session` or `optimize global`)"
 
     # -- overrides --------------------------------------------------------------------------
@@ -450,7 +450,9 @@ class WorkspaceRepl(cmd.Cmd):
     def do_overrides(self, arg: str) -> None:
         """overrides: list the stored overrides of this prompt (every tag) and which apply."""
         store = self.setup.overrides
-        lines = overrides_lines(self._prompt, store.list_overrides(), store.root, self.setup.tag)
+        lines = overrides_lines(
+            self._prompt, store.list_overrides(), store.location, self.setup.tag
+        )
         self.say("\n".join(lines))
 
     # -- history ----------------------------------------------------------------------------
