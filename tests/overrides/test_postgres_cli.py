@@ -80,3 +80,22 @@ def test_overrides_commands_work_on_a_database_url(database_url: str, tmp_path: 
     ]
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "0 problem(s) in 1 file(s)" in checked.stdout
+
+
+def test_optimize_and_digest_status_keep_the_session_in_the_database(
+    database_url: str, tmp_path: Path
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        f'[project]\nname = "shop"\n\n[tool.promptkit]\noverrides = "{database_url}"\n'
+        f'state = "{database_url}"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "README.md").write_text("# Shop\n\nRun `make test`.\n", encoding="utf-8")
+
+    _ok("optimize", ".", "--provider", "static", cwd=tmp_path)
+    status = json.loads(_ok("digest", "status", ".", "--json", cwd=tmp_path))
+
+    assert status["origin"] == "session"
+    assert not (tmp_path / ".promptkit").exists()
+    with psycopg.connect(database_url) as connection:
+        assert connection.execute("SELECT count(*) FROM promptkit_sessions").fetchone() == (1,)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
+from types import TracebackType
+from typing import TYPE_CHECKING, Protocol, Self, TypeVar, runtime_checkable
 
 from promptkit.session._snapshot import SessionSnapshot
 
@@ -105,6 +106,19 @@ class SessionAttachmentProtocol(Protocol):
 
     def close(self) -> None:
         """Stop recording; the copy in memory then matches the stored log."""
+        ...
+
+    def __enter__(self) -> Self:
+        """The attachment itself, closed when the block ends."""
+        ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Close the attachment."""
         ...
 
 
