@@ -170,9 +170,22 @@ class SessionStore:
                 f"no stored session {session_id!r} for workspace {Path(workspace_root)} "
                 f"(looked in {session_dir})"
             )
-        metadata = read_metadata(session_dir / METADATA_FILE)
-        base, slices = read_base(session_dir / BASE_FILE, session_id)
-        head = replay_events(session_dir / EVENTS_FILE, session_id, base, slices)
+        base_file = session_dir / BASE_FILE
+        for _ in range(_LOAD_ATTEMPTS):
+            # Another process may compact the session while it is read: it replaces base.jsonl,
+            # then empties events.jsonl. A base header that changed during the read means the
+            # base and the events read may be of two different moments: read them again.
+            header = _header_line(base_file)
+            metadata = read_metadata(session_dir / METADATA_FILE)
+            base, slices = read_base(base_file, session_id)
+            head = replay_events(session_dir / EVENTS_FILE, session_id, base, slices)
+            if _header_line(base_file) == header:
+                break
+        else:
+            raise SessionStaleError(
+                f"session {session_id!r} in {session_dir} was compacted by another process"
+                f" each of the {_LOAD_ATTEMPTS} times it was read; load it again later"
+            )
         check_head(head, metadata.head, events=str(session_dir / EVENTS_FILE))
         return Session.restore(
             session_id=session_id,
@@ -236,6 +249,18 @@ def _ignore_in_listings(folder: Path) -> None:
     marker = folder / ".gitignore"
     if not marker.exists():
         write_atomically(marker, _IGNORE_EVERYTHING)
+
+
+_LOAD_ATTEMPTS = 20
+
+
+def _header_line(base_file: Path) -> bytes | None:
+    """The first line of base.jsonl (its header, unique to each write of the base)."""
+    try:
+        with base_file.open("rb") as file:
+            return file.readline()
+    except OSError:
+        return None
 
 
 def _require_current(session: Session, session_dir: Path) -> None:
