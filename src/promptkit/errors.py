@@ -159,6 +159,13 @@ class ProviderBadRequestError(ProviderError, ValueError):
     """The provider rejected the request as malformed (400/404/422)."""
 
 
+class StructuredOutputUnsupportedError(ProviderBadRequestError):
+    """The server refused the JSON-schema output format the request asked for (a 400, or a
+    500 that names the format, as llama-cpp-python's server answers). At a custom base URL the
+    adapter falls back once to prompt-mode structured output; the message names the option
+    (`structured_output="prompt"`, `--structured-output prompt`) for other cases."""
+
+
 class ProviderServerError(ProviderError):
     """The provider failed (5xx) after the configured retries."""
 

@@ -104,13 +104,15 @@ class Wire:
     def adapter(
         self, *, client: Any = None, async_client: Any = None, **options: Any
     ) -> WireAdapter:
-        """The adapter for this wire API around the given clients."""
+        """The adapter for this wire API around the given clients (of `model=` when given, else
+        the wire's default model)."""
+        model = options.pop("model", self.model)
         if self.name == "messages":
             return AnthropicAdapter(
-                model=ANTHROPIC_MODEL, client=client, async_client=async_client, **options
+                model=model, client=client, async_client=async_client, **options
             )
         return OpenAIAdapter(
-            model=OPENAI_MODEL,
+            model=model,
             client=client,
             async_client=async_client,
             api="responses" if self.name == "responses" else "chat",
@@ -132,6 +134,14 @@ class Wire:
         if self.name == "chat":
             return str(body["messages"][0]["content"])
         return str(body["system"][0]["text"])
+
+    def asks_for_schema(self, body: dict[str, Any]) -> bool:
+        """Whether the request asked the API for schema-constrained output."""
+        if self.name == "responses":
+            return "format" in body.get("text", {})
+        if self.name == "chat":
+            return "response_format" in body
+        return "format" in body.get("output_config", {})
 
     def tool_results(self, body: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
         """(call id, content, is_error) of every tool result the request sent back."""

@@ -204,7 +204,10 @@ def test_connection_refused_raises_provider_connection_error(make_adapter) -> No
     with pytest.raises(ProviderConnectionError) as raised:
         make_adapter(base_url=f"http://127.0.0.1:{closed_port}").evaluate(PROMPT, session=Session())
 
-    assert "could not reach the provider" in str(raised.value)
+    message = str(raised.value)
+    assert f"at http://127.0.0.1:{closed_port}" in message
+    assert "could not reach the server" in message
+    assert "check that the server is running there" in message
     assert raised.value.status is None
 
 

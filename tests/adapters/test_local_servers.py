@@ -1,12 +1,16 @@
 """Local servers in the library: OPENAI_BASE_URL and ANTHROPIC_BASE_URL honoured with no real
-key, and a 400 refusing JSON-schema output that points to `structured_output="prompt"`."""
+key, and a 400 refusing JSON-schema output at such a server answered in prompt mode."""
 
 import pytest
 from pydantic import BaseModel
 
 from promptkit import MarkdownSection, Prompt
 from promptkit.adapters import AnthropicAdapter, OpenAIAdapter, choose_adapter
-from promptkit.errors import ProviderBadRequestError, ProviderError
+from promptkit.errors import (
+    ProviderBadRequestError,
+    ProviderError,
+    StructuredOutputUnsupportedError,
+)
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply
 
@@ -84,15 +88,20 @@ def test_api_option_is_refused_for_anthropic() -> None:
         choose_adapter("anthropic", environ={"ANTHROPIC_API_KEY": "x"}, api="chat")
 
 
-def test_a_400_refusing_json_schema_points_to_prompt_structured_output(
+def test_a_400_refusing_json_schema_at_a_local_server_falls_back_to_prompt_mode(
     wire, server: FakeProviderServer, make_adapter
 ) -> None:
-    server.enqueue(Reply.error(400, "response_format json_schema is not supported by this model"))
+    server.enqueue(
+        Reply.error(400, "response_format json_schema is not supported by this model"),
+        Reply.json({"answer": "42"}),
+    )
 
-    with pytest.raises(ProviderBadRequestError) as raised:
-        make_adapter().evaluate(PROMPT, session=Session())
+    response = make_adapter().evaluate(PROMPT, session=Session())
 
-    assert 'structured_output="prompt"' in str(raised.value)
+    assert response.output == Answer(answer="42")
+    first, second = (request.body for request in server.requests)
+    assert wire.asks_for_schema(first)
+    assert not wire.asks_for_schema(second)
 
 
 def test_prompt_mode_gets_no_schema_hint(server: FakeProviderServer, make_adapter) -> None:
@@ -101,4 +110,6 @@ def test_prompt_mode_gets_no_schema_hint(server: FakeProviderServer, make_adapte
     with pytest.raises(ProviderBadRequestError) as raised:
         make_adapter(structured_output="prompt").evaluate(PROMPT, session=Session())
 
+    assert not isinstance(raised.value, StructuredOutputUnsupportedError)
     assert "structured_output" not in str(raised.value)
+    assert server.request_count == 1

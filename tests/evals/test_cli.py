@@ -111,6 +111,16 @@ def test_eval_compares_tags_in_a_table(project: Path):
     assert "\r" not in ran.stderr  # no progress bar when stderr is not a terminal
 
 
+def test_eval_counts_calls_without_a_price_instead_of_adding_zero(project: Path):
+    ran = run_promptkit(
+        "eval", "capitals:PROMPT", "--provider", "fake", "--script", "improving.yaml", cwd=project
+    )
+
+    assert ran.returncode == 0, ran.stderr
+    [cost] = [line for line in ran.stdout.splitlines() if line.startswith("cost ")]
+    assert cost.split(None, 1)[1] == "2 unpriced"
+
+
 def test_eval_json_and_output_dir_write_the_report_and_execution_record(project: Path):
     ran = run_promptkit(
         "eval",

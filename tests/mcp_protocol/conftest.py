@@ -10,6 +10,7 @@ waited for with a timeout, and the HTTP server's address is read from its stderr
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 import re
 import subprocess
@@ -24,7 +25,7 @@ import pytest
 from mcp import StdioServerParameters
 
 from promptkit.cli import main
-from promptkit.mcp import McpStdioServer
+from promptkit.mcp import McpConnection, McpStdioServer
 
 from ..adapters.conftest import make_adapter, wire  # noqa: F401  (fixtures for the client tests)
 from ..conftest import REPO_FILES, committed_repo, offline_env
@@ -152,3 +153,19 @@ def notes(tmp_path: Path) -> Path:
         encoding="utf-8",
     )
     return path
+
+
+def is_running(pid: int) -> bool:
+    """Whether process `pid` still exists (a stopped server has been reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def server_pid(connection: McpConnection) -> int:
+    """The process id of the notes server behind `connection`."""
+    result = connection.call_tool("pid", {}, timeout_s=WAIT_S)
+    assert result.structured_content is not None
+    return int(result.structured_content["result"])

@@ -15,7 +15,8 @@ import mcp_types
 import pytest
 from mcp import Client, MCPError
 
-from promptkit.digest import resolve_workspace_digest
+from promptkit.cli import main
+from promptkit.digest import WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery import bind_workspace
 from promptkit.mcp import DIGEST_URI, ServeOptions, build_workspace_server
 from promptkit.prompt import ToolContext
@@ -340,3 +341,95 @@ def test_the_projects_prompts_are_served_rendered_with_validated_params(
     assert "Login fails (priority 1)" in message.content.text
     assert "make test" in message.content.text  # the stored digest, as `render` shows it
     assert "priority" in refused.message and "title" in refused.message
+
+
+def store_operator_override(workspace: Path, state_dir: Path, body: str) -> Path:
+    """An operator's override of the workspace prompt's digest section, as `promptkit
+    overrides` stores it; the file it is in."""
+    bound = bind_workspace(
+        str(workspace), prompt=None, state_dir=str(state_dir), overrides_dir=None
+    )
+    section = bound.prompt.find_section(WorkspaceDigestSection)
+    assert section is not None
+    path = bound.prompt.path_of(section)
+    assert path is not None
+    bound.overrides.set_section_override(bound.prompt, path=path, body=body)
+    (stored,) = (workspace / "overrides").rglob("*.toml")
+    return stored
+
+
+def test_an_operators_override_is_served_with_its_origin_and_its_credentials_masked(
+    workspace: Path, state_dir: Path
+) -> None:
+    stored = store_operator_override(workspace, state_dir, "Run `make test`.\n")
+    # Typed in by hand: the store refuses to write a credential, `overrides check` flags it,
+    # and a render would still apply it.
+    text = stored.read_text(encoding="utf-8")
+    stored.write_text(text.replace("`.", f"`. {SECRET.value}"), encoding="utf-8")
+
+    async def session() -> tuple[mcp_types.CallToolResult, mcp_types.ReadResourceResult]:
+        async with in_process(workspace, state_dir) as client:
+            tool = await client.call_tool("workspace_digest", {})
+            return tool, await client.read_resource(DIGEST_URI)
+
+    tool, resource = within(session())
+
+    (contents,) = resource.contents
+    assert isinstance(contents, mcp_types.TextResourceContents)
+    assert contents.text == text_of(tool)
+    assert "origin: override" in contents.text and "Run `make test`." in contents.text
+    assert SECRET.value not in contents.text and "[REDACTED:" in contents.text
+    assert tool.structured_content is not None
+    assert tool.structured_content["freshness"].startswith("unknown (")
+
+
+def test_a_session_digest_that_hides_an_override_names_it(workspace: Path, state_dir: Path) -> None:
+    store_operator_override(workspace, state_dir, "Run `make test`.\n")
+    store_static_digest(workspace, state_dir)
+
+    async def session() -> mcp_types.CallToolResult:
+        async with in_process(workspace, state_dir) as client:
+            return await client.call_tool("workspace_digest", {})
+
+    facts = within(session()).structured_content
+
+    assert facts is not None
+    assert facts["origin"] == "session"
+    assert facts["shadowed_override"]
+
+
+def test_a_call_runs_with_the_servers_call_timeout_as_its_deadline(
+    workspace: Path, state_dir: Path
+) -> None:
+    server = build_workspace_server(
+        ServeOptions(path=str(workspace), state_dir=str(state_dir)), call_timeout_s=1e-9
+    )
+
+    async def session() -> mcp_types.CallToolResult:
+        async with Client(server) as client:
+            return await client.call_tool("vfs_grep", {"pattern": "make test"})
+
+    result = within(session())
+
+    assert result.is_error
+    assert "vfs_grep stopped after 0s" in text_of(result)
+
+
+def test_a_global_digest_is_served_as_a_shared_override_with_its_freshness(
+    workspace: Path, state_dir: Path
+) -> None:
+    optimize = ["optimize", str(workspace), "--provider", "static", "--scope", "global"]
+    assert main([*optimize, "--state-dir", str(state_dir)]) == 0
+
+    async def session() -> mcp_types.CallToolResult:
+        async with in_process(workspace, state_dir) as client:
+            return await client.call_tool("workspace_digest", {})
+
+    facts = within(session()).structured_content
+
+    assert facts is not None
+    assert (facts["origin"], facts["freshness"], facts["is_stale"]) == (
+        "shared-override",
+        "fresh",
+        False,
+    )

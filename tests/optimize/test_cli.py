@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from promptkit.adapters import ProviderAdapter
+from promptkit.adapters import ProviderAdapter, TokenUsage
 from promptkit.cli import main
 from promptkit.discovery import bind_workspace
 from promptkit.optimize import choose_digest_writer, optimize_workspace_digest
@@ -215,7 +215,7 @@ def test_progress_shows_each_tool_call_of_a_run_as_it_happens(
     openai_adapter.optimize(
         make_prompt(session, repo), session=session, optimization_session=run_session
     )
-    progress.done(2, 20, 10)
+    progress.done(2, TokenUsage(input_tokens=20, output_tokens=10, unpriced=1))
 
     lines = stream.getvalue().splitlines()
     assert [line.split("] ", 1)[1].split(" {")[0] for line in lines[:2]] == [
@@ -224,7 +224,7 @@ def test_progress_shows_each_tool_call_of_a_run_as_it_happens(
     ]
     assert '"path": "/README.md"' in lines[1]
     assert " ok (" in lines[1]
-    assert lines[2].endswith("done: 2 tool calls, 20 input / 10 output tokens")
+    assert lines[2].endswith("done: 2 tool calls, 20 input / 10 output tokens, 1 unpriced")
     assert "\x1b" not in stream.getvalue()
 
 

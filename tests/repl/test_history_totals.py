@@ -29,7 +29,8 @@ def test_history_totals_every_answer_including_cache_writes_and_reasoning() -> N
     lines = history_lines([executed(100, 40, 3), executed(50, None, 2)], [])
 
     assert lines[-1] == (
-        "total: 150 input / 20 output tokens (10 cached, 40 written to the cache, 5 reasoning)"
+        "total: 150 input / 20 output tokens (10 cached, 40 written to the cache, 5 reasoning),"
+        " 2 unpriced"
     )
 
 

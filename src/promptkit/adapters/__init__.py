@@ -63,6 +63,7 @@ if TYPE_CHECKING:
         PromptResponse as PromptResponse,
         TokenUsage as TokenUsage,
         ToolCallRecord as ToolCallRecord,
+        cost_text as cost_text,
         executed_token_usage as executed_token_usage,
         session_token_usage as session_token_usage,
     )
@@ -137,6 +138,7 @@ else:
                 "PromptResponse",
                 "TokenUsage",
                 "ToolCallRecord",
+                "cost_text",
                 "executed_token_usage",
                 "session_token_usage",
             ),

@@ -44,8 +44,10 @@ def send_until_deadline(
     deadline: Deadline,
     *,
     is_connection_error: Callable[[BaseException], bool],
+    is_refusal: Callable[[BaseException], bool] = lambda error: False,
 ) -> Any:
-    """The reply to `request`, retried like the SDK would while the deadline allows."""
+    """The reply to `request`, retried like the SDK would while the deadline allows; an error
+    `is_refusal` recognises (a refused request, whatever its status) is never retried."""
     max_retries = int(getattr(client, "max_retries", 0) or 0)
     attempt = 0
     while True:
@@ -57,7 +59,11 @@ def send_until_deadline(
         try:
             return send(client.with_options(max_retries=0), counted, remaining)
         except Exception as error:
-            if attempt >= max_retries or not _is_retryable(error, is_connection_error):
+            if (
+                attempt >= max_retries
+                or not _is_retryable(error, is_connection_error)
+                or is_refusal(error)
+            ):
                 raise
             remaining = deadline.remaining()
             pause = retry_pause(error, attempt)

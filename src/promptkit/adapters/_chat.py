@@ -3,6 +3,11 @@ Ollama, llama.cpp server) do: the rendered prompt as a `system` message, functio
 `response_format`; earlier turns as messages; `ModelSettings` as request fields; the reply's
 message, tool calls, refusal and finish reason; and the chunk stream, accumulated by the SDK.
 
+Tools go with `tool_choice: "auto"`, OpenAI's default, which llama-cpp-python's server needs
+to offer them to the model at all. At a server other than OpenAI's (`compatible_server`) the
+output cap goes as `max_tokens` too: llama-cpp-python ignores `max_completion_tokens`, and
+OpenAI refuses `max_tokens` for its reasoning models, so it is sent there only.
+
 The `openai` package is imported only when a reply or a stream is read.
 """
 
@@ -44,6 +49,7 @@ class ChatCompletionsApi(WireApi):
 
     model: str
     native_output: bool
+    compatible_server: bool = False
 
     format: ClassVar[WireFormat] = CHAT_COMPLETIONS
 
@@ -57,6 +63,7 @@ class ChatCompletionsApi(WireApi):
                 {"type": "function", "function": function_definition(tool)}
                 for tool in rendered.tools
             ]
+            fixed["tool_choice"] = "auto"
         schema_format = native_output_format(rendered, self.native_output)
         if schema_format is not None:
             fixed["response_format"] = {
@@ -87,6 +94,8 @@ class ChatCompletionsApi(WireApi):
             reasoning_effort="reasoning_effort",
             max_output_tokens="max_completion_tokens",
         )
+        if self.compatible_server and settings.max_output_tokens is not None:
+            fields["max_tokens"] = settings.max_output_tokens
         if settings.stop_sequences is not None:
             fields["stop"] = list(settings.stop_sequences)
         # OpenAI refuses parallel_tool_calls on a request without tools.
@@ -163,6 +172,9 @@ class ChatCompletionsApi(WireApi):
 
     def stream_decoder(self) -> StreamDecoder:
         return _ChatDecoder()
+
+    def without_native_output(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
+        return {name: value for name, value in request.items() if name != "response_format"}
 
 
 def _message_item(message: Message) -> Mapping[str, Any]:

@@ -14,12 +14,11 @@ its user info, query and fragment, where keys are often put; the client gets it 
 from __future__ import annotations
 
 import os
-import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from promptkit.adapters._local_servers import LOCAL_SERVER_KEY
+from promptkit.adapters._local_servers import LOCAL_SERVER_KEY, is_custom_base_url, shown_url
 from promptkit.errors import ProviderAuthenticationError, ProviderError
 
 if TYPE_CHECKING:
@@ -31,8 +30,8 @@ PROVIDER_NAMES: tuple[str, ...] = get_args(ProviderName)
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 OPENAI_APIS = ("responses", "chat")
+STRUCTURED_OUTPUT_MODES = ("native", "prompt")
 _API_TITLES = {"responses": "Responses", "chat": "Chat Completions"}
-_OWN_HOSTS = {"openai": "api.openai.com", "anthropic": "api.anthropic.com"}
 _CONFIGURING_VARIABLES = (
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
@@ -56,6 +55,7 @@ def choose_adapter(
     base_url: str | None = None,
     api: str | None = None,
     environ: Mapping[str, str] | None = None,
+    structured_output: str = "native",
 ) -> AdapterChoice:
     """The adapter for `provider` (`auto`, `openai` or `anthropic`).
 
@@ -64,8 +64,9 @@ def choose_adapter(
     `OPENAI_BASE_URL` or `ANTHROPIC_BASE_URL` does. `api` picks OpenAI's wire API (`responses`
     or `chat`; default `chat` at a custom base URL, the API local servers share). `environ`
     (default `os.environ`) is where keys and base URLs are looked up; a server at a custom base
-    URL gets a placeholder key when none is set. Keys are never put in the reason or in an
-    error message.
+    URL gets a placeholder key when none is set. `structured_output` (`native` or `prompt`) is
+    the adapter's structured-output mode; the reason mentions `prompt`. Keys are never put in
+    the reason or in an error message.
     """
     env = os.environ if environ is None else environ
     if provider not in PROVIDER_NAMES:
@@ -74,6 +75,11 @@ def choose_adapter(
         )
     if api is not None and api not in OPENAI_APIS:
         raise ProviderError(f"unknown API {api!r}: use one of {', '.join(OPENAI_APIS)}")
+    if structured_output not in STRUCTURED_OUTPUT_MODES:
+        raise ProviderError(
+            f"unknown structured-output mode {structured_output!r}: use one of"
+            f" {', '.join(STRUCTURED_OUTPUT_MODES)}"
+        )
     reason = ""
     if provider == "auto":
         if not model_configured(env, base_url):
@@ -83,13 +89,15 @@ def choose_adapter(
             )
         provider, reason = _auto_provider(env, base_url)
     if provider == "openai":
-        return _openai_choice(env, model, base_url, api, reason)
+        choice = _openai_choice(env, model, base_url, api, reason, structured_output)
+        return _with_mode(choice, structured_output)
     if api is not None:
         raise ProviderError(
             f"--api {api} chooses between OpenAI's Responses and Chat Completions APIs; Anthropic"
             " speaks only Messages, so leave --api out"
         )
-    return _anthropic_choice(env, model, base_url, reason)
+    choice = _anthropic_choice(env, model, base_url, reason, structured_output)
+    return _with_mode(choice, structured_output)
 
 
 def model_configured(env: Mapping[str, str], base_url: str | None) -> bool:
@@ -110,23 +118,12 @@ def _auto_provider(env: Mapping[str, str], base_url: str | None) -> tuple[str, s
     return "anthropic", "ANTHROPIC_BASE_URL is set"
 
 
-def is_custom_base_url(url: str | None, provider: str) -> bool:
-    """Whether `url` points somewhere other than the provider's own API."""
-    if not url:
-        return False
-    try:
-        host = urllib.parse.urlsplit(url).hostname or ""
-    except ValueError:
-        return True
-    return host != _OWN_HOSTS[provider]
-
-
 def _served_model(provider: str, model: str | None, url: str | None) -> str:
     if model:
         return model
     if is_custom_base_url(url, provider):
         raise ProviderError(
-            f"the server at {_shown_url(url or '')} serves its own models, so promptkit cannot"
+            f"the server at {shown_url(url or '')} serves its own models, so promptkit cannot"
             f" guess one: name the served model with --model (model= in the library), for"
             " example --model llama3.1:8b"
         )
@@ -139,6 +136,7 @@ def _openai_choice(
     base_url: str | None,
     api: str | None,
     auto_reason: str,
+    structured_output: Any,
 ) -> AdapterChoice:
     url = base_url or env.get("OPENAI_BASE_URL") or None
     has_key = bool(env.get("OPENAI_API_KEY"))
@@ -159,8 +157,13 @@ def _openai_choice(
     )
     from promptkit.adapters._openai import OpenAIAdapter
 
-    adapter = OpenAIAdapter(model=chosen, api=wire_api, client_kwargs=client_kwargs)
-    shown = _shown_url(url or "https://api.openai.com/v1")
+    adapter = OpenAIAdapter(
+        model=chosen,
+        api=wire_api,
+        client_kwargs=client_kwargs,
+        structured_output=structured_output,
+    )
+    shown = shown_url(url or "https://api.openai.com/v1")
     reason = f"openai model {chosen} at {shown} ({_API_TITLES[wire_api]})"
     return AdapterChoice(
         adapter, f"auto chose {reason}, as {auto_reason}" if auto_reason else reason
@@ -168,7 +171,11 @@ def _openai_choice(
 
 
 def _anthropic_choice(
-    env: Mapping[str, str], model: str | None, base_url: str | None, auto_reason: str
+    env: Mapping[str, str],
+    model: str | None,
+    base_url: str | None,
+    auto_reason: str,
+    structured_output: Any,
 ) -> AdapterChoice:
     url = base_url or env.get("ANTHROPIC_BASE_URL") or None
     has_key = bool(env.get("ANTHROPIC_API_KEY"))
@@ -185,28 +192,18 @@ def _anthropic_choice(
         client_kwargs["base_url"] = url
     from promptkit.adapters._anthropic import AnthropicAdapter
 
-    adapter = AnthropicAdapter(model=chosen, client_kwargs=client_kwargs)
-    reason = f"anthropic model {chosen} at {_shown_url(url or 'https://api.anthropic.com')}"
+    adapter = AnthropicAdapter(
+        model=chosen, client_kwargs=client_kwargs, structured_output=structured_output
+    )
+    reason = f"anthropic model {chosen} at {shown_url(url or 'https://api.anthropic.com')}"
     return AdapterChoice(
         adapter, f"auto chose {reason}, as {auto_reason}" if auto_reason else reason
     )
 
 
-def _shown_url(url: str) -> str:
-    """`url` as the reason shows it: without user info, query and fragment, then redacted, since
-    a key in a path (`/v1/sk-...`) would otherwise still reach the terminal and the logs."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-        host = parts.hostname or ""
-        port = parts.port
-    except ValueError:  # not a URL the parser accepts (a bad port, an unclosed `[`)
-        return "the given base URL"
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{host}:{port}" if port is not None else host
-    shown = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-    # Imported here: every command's parser imports this module (for the provider names), and
-    # the secret patterns would delay the listing helper `optimize` starts right after parsing.
-    from promptkit.secrets import redact_secrets
-
-    return redact_secrets(shown)
+def _with_mode(choice: AdapterChoice, structured_output: str) -> AdapterChoice:
+    if structured_output == "native":
+        return choice
+    return AdapterChoice(
+        choice.adapter, f"{choice.reason}; structured output asked for in the prompt"
+    )

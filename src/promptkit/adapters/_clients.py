@@ -10,6 +10,7 @@ are kept per loop and dropped with the loop; whoever ends a loop can close its c
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import weakref
 from collections.abc import Callable, Mapping
@@ -76,6 +77,17 @@ class ClientPair:
                 built = self._factory(self._kwargs, sync=False)
                 self._per_loop[loop] = built
             return built
+
+    def base_url(self, url_variable: str) -> str | None:
+        """Where requests go: the given client's base URL, else the one clients are built with
+        (`client_kwargs`, else the environment variable `url_variable`); None for the SDK's
+        default. Builds nothing."""
+        given = self._client if self._client is not None else self._async_client
+        if given is not None:
+            url = getattr(given, "base_url", None)
+            return str(url) if url is not None else None
+        configured = self._kwargs.get("base_url") or os.environ.get(url_variable)
+        return str(configured) if configured else None
 
     async def aclose_loop_client(self) -> None:
         """Close the async client built for the running event loop, if one was (a client the

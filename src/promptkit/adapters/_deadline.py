@@ -27,6 +27,8 @@ class Deadline:
     at: float | None = None
     budget_s: float | None = None
     clock: Clock = SYSTEM_CLOCK
+    uses_tools: bool = True
+    """Whether the prompt has tools, which decides the advice of `exceeded`."""
 
     @classmethod
     def within(cls, budget: float | timedelta | None, clock: Clock = SYSTEM_CLOCK) -> Deadline:
@@ -50,9 +52,15 @@ class Deadline:
 
     def exceeded(self, while_doing: str) -> ProviderTimeoutError:
         """The error for running past this deadline `while_doing` something."""
+        advice = (
+            "raise the deadline or make the prompt need fewer tool rounds"
+            if self.uses_tools
+            else "raise the deadline, or cap each reply with"
+            " ModelSettings(max_output_tokens=...) (a small model on a CPU can take minutes to"
+            " answer)"
+        )
         return ProviderTimeoutError(
-            f"the evaluation's deadline of {self.budget_s:g}s passed {while_doing}; raise the"
-            " deadline or make the prompt need fewer tool rounds"
+            f"the evaluation's deadline of {self.budget_s:g}s passed {while_doing}; {advice}"
         )
 
     def check(self, before_doing: str) -> None:

@@ -23,6 +23,7 @@ from promptkit.adapters._conversation import (
 )
 from promptkit.adapters._cost import PriceTable
 from promptkit.adapters._deadline import Deadline
+from promptkit.adapters._local_servers import shown_url
 from promptkit.adapters._loop import LoopOptions, LoopTally, Step, tool_loop
 from promptkit.adapters._options import (
     CALL_OPTION_NAMES,
@@ -162,6 +163,8 @@ class Evaluation(Generic[OutputT]):
         rendered = self.prompt.render(
             *params, overrides_store=self.overrides_store, tag=self.overrides_tag
         )
+        # What to advise when the deadline passes depends on whether tool rounds take time.
+        self.deadline = replace(self.deadline, uses_tools=bool(rendered.tools))
         self.session.dispatch(
             PromptRendered(
                 prompt_ns=rendered.ns,
@@ -177,6 +180,7 @@ class Evaluation(Generic[OutputT]):
     def transport(self, client: Any) -> Transport:
         """The requests of this call, sent with `client` in the adapter's wire API."""
         adapter = self.adapter
+        url = adapter.base_url if adapter.at_custom_server else None
         return Transport(
             adapter.wire_api(),
             client,
@@ -184,6 +188,8 @@ class Evaluation(Generic[OutputT]):
             adapter.translate_error,
             adapter.provider,
             adapter.model,
+            fallback=adapter.schema_fallback(),
+            server=shown_url(url) if url else None,
         )
 
     def steps(self, rendered: RenderedPrompt[Any], api: WireApi) -> Generator[Step, Any, ModelTurn]:
@@ -219,7 +225,7 @@ class Evaluation(Generic[OutputT]):
             text=turn.text,
             output=None,
             tool_calls=tuple(tally.tool_calls),
-            usage=self.prices.priced(self.adapter.provider, model, tally.usage),
+            usage=self.prices.priced(self.adapter.provider, model, tally.usage, at=self.started_at),
             model=model,
             provider=self.adapter.provider,
             messages=tuple(tally.messages),

@@ -36,6 +36,7 @@ from promptkit.adapters._wire_api import (
     WireConversation,
     normalised_finish_reason,
     timeout_option,
+    without_entry,
 )
 from promptkit.prompt import RenderedPrompt, output_schema
 from promptkit.wire import MESSAGES, WireFormat, check_tool_names, declared_only
@@ -208,6 +209,9 @@ class MessagesApi(WireApi):
 
     def stream_decoder(self) -> StreamDecoder:
         return _MessagesDecoder()
+
+    def without_native_output(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
+        return without_entry(request, "output_config", "format")
 
 
 def output_config(output_type: Any) -> dict[str, Any] | None:

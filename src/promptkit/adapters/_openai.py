@@ -103,5 +103,7 @@ class OpenAIAdapter(WireAdapter):
 
     def wire_api(self) -> WireApi:
         if self._api == "chat":
-            return ChatCompletionsApi(self.model, self.asks_for_schema)
+            return ChatCompletionsApi(
+                self.model, self.asks_for_schema, compatible_server=self.at_custom_server
+            )
         return ResponsesApi(self.model, self.asks_for_schema, store=self._store)

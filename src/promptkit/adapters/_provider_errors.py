@@ -9,13 +9,20 @@ A message says how many retries were made only when the SDK really made them: th
 from the `x-stainless-retry-count` header both SDKs put on every attempt, read from the request
 that failed last. A 400 is never retried, so its message claims no retries whatever
 `max_retries` says.
+
+The advice fits the failure: a connection error names the base URL it could not reach, a
+context overflow says so rather than "check the model name", and a server's refusal of the
+JSON-schema output format (`StructuredOutputUnsupportedError`) names the option that does
+without it. A server's own stack trace (file paths on its machine) is cut from its message.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
+from promptkit.adapters._local_servers import refuses_schema, shown_url
 from promptkit.errors import (
     PromptkitError,
     ProviderAuthenticationError,
@@ -26,12 +33,20 @@ from promptkit.errors import (
     ProviderRateLimitError,
     ProviderServerError,
     ProviderTimeoutError,
+    StructuredOutputUnsupportedError,
 )
 from promptkit.secrets import redact_secrets
 
 _MESSAGE_LIMIT = 500
 _SHORTEST_SECRET = 8
 RETRY_COUNT_HEADER = "x-stainless-retry-count"
+# Where a server's message turns into its stack trace: Python's frames, or its header.
+_SERVER_TRACE = re.compile(r'^\s*(?:File "[^"]*", line \d+|Traceback \(most recent call)', re.M)
+# How servers say a request does not fit the model's context window (OpenAI and vLLM,
+# llama-cpp-python, llama.cpp's llama-server, Ollama).
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[_ ]length|context (?:size|window)|maximum context|exceed_context", re.I
+)
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
@@ -55,11 +70,15 @@ def translate_sdk_error(
     base_error: type[BaseException],
     where: str,
     secrets: Iterable[str],
+    base_url: str | None = None,
+    schema_advice: str | None = None,
 ) -> PromptkitError | None:
     """The promptkit error for an SDK exception, or None when `error` is not from the SDK.
 
     `sdk` is the SDK module (`openai` or `anthropic`); `where` names the call, for example
-    "openai responses request".
+    "openai responses request"; `base_url` is where the client sends requests, named when it
+    cannot reach it. `schema_advice` is given when the request asked for JSON-schema output: a
+    refusal of that format becomes `StructuredOutputUnsupportedError` with this advice.
     """
     secrets = tuple(secrets)
     if isinstance(error, sdk.APITimeoutError):
@@ -68,14 +87,20 @@ def translate_sdk_error(
             " evaluation's deadline, or check the provider's status"
         )
     if isinstance(error, sdk.APIConnectionError):
+        server = "the provider"
+        if base_url:
+            shown = shown_url(base_url)
+            # `where` already names a server other than the provider's own.
+            server = "the server" if shown in where else f"the server at {shown}"
         return ProviderConnectionError(
-            f"{where} could not reach the provider{_retried(error)} ({type(error).__name__});"
-            " check the base URL, the network and any proxy settings"
+            f"{where} could not reach {server}{_retried(error)} ({type(error).__name__});"
+            " check that the server is running there, that the base URL is right, and the"
+            " network and any proxy settings"
         )
     if isinstance(error, sdk.APIResponseValidationError):
         return _validation_error(error, where=where, secrets=secrets)
     if isinstance(error, sdk.APIStatusError):
-        return _status_error(error, where=where, secrets=secrets)
+        return _status_error(error, where=where, secrets=secrets, schema_advice=schema_advice)
     if isinstance(error, base_error):
         detail = scrub(str(error), secrets)[:_MESSAGE_LIMIT]
         return ProviderError(f"{where} failed in the SDK: {type(error).__name__}: {detail}")
@@ -97,19 +122,30 @@ def _validation_error(
     )
 
 
-def _status_error(error: Any, *, where: str, secrets: tuple[str, ...]) -> ProviderError:
+def _status_error(
+    error: Any, *, where: str, secrets: tuple[str, ...], schema_advice: str | None
+) -> ProviderError:
     status: int = error.status_code
     sent_id: str | None = getattr(error, "request_id", None) or request_id(error_headers(error))
-    detail = scrub(_provider_message(error), secrets)[:_MESSAGE_LIMIT]
+    detail = scrub(_without_server_trace(_provider_message(error)), secrets)[:_MESSAGE_LIMIT]
     tried = _retried(error)
     ident = f" (request id {sent_id})" if sent_id else ""
     kind: type[ProviderError]
-    if status in (401, 403):
+    if schema_advice is not None and refuses_schema(status, detail):
+        kind, advice = StructuredOutputUnsupportedError, schema_advice
+    elif status in (401, 403):
         kind, advice = ProviderAuthenticationError, "check the API key and its permissions"
     elif status == 429:
         kind, advice = ProviderRateLimitError, "wait, lower the request rate or raise max_retries"
     elif status == 408:
         kind, advice = ProviderTimeoutError, "retry later or raise the timeout"
+    elif status in (400, 413) and _CONTEXT_OVERFLOW.search(detail):
+        kind, advice = (
+            ProviderBadRequestError,
+            "the prompt and its conversation do not fit the model's context window; shorten"
+            " them (fewer or smaller tool results), or use a model or server with a larger"
+            " context",
+        )
     elif status in (400, 404, 409, 413, 422):
         kind, advice = ProviderBadRequestError, "check the model name and the request options"
     elif status >= 500:
@@ -121,6 +157,14 @@ def _status_error(error: Any, *, where: str, secrets: tuple[str, ...]) -> Provid
         status=status,
         request_id=sent_id,
     )
+
+
+def _without_server_trace(message: str) -> str:
+    """`message` up to the server's stack trace, if it quoted one, on one line: the trace only
+    names files on the server's machine."""
+    found = _SERVER_TRACE.search(message)
+    head = message[: found.start()] if found is not None else message
+    return " ".join(head.split()) or message.strip()
 
 
 def _retried(error: Any) -> str:

@@ -39,7 +39,9 @@ class TokenUsage:
     cache_write_tokens: int | None = None
     reasoning_tokens: int | None = None
     cost: float | None = None
-    """US dollars, from the adapter's `PriceTable`; None when the model has no price there."""
+    """US dollars of the calls that have a price (`PriceTable`); None when none has one."""
+    unpriced: int = 0
+    """How many of the calls counted here have no price, so `cost` leaves them out."""
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
@@ -49,7 +51,14 @@ class TokenUsage:
             cache_write_tokens=_add(self.cache_write_tokens, other.cache_write_tokens),
             reasoning_tokens=_add(self.reasoning_tokens, other.reasoning_tokens),
             cost=_add(self.cost, other.cost),
+            unpriced=self.unpriced + other.unpriced,
         )
+
+    @property
+    def cost_text(self) -> str:
+        """The cost as people read it: `$0.0012`, `$0.0012 + 2 unpriced`, `2 unpriced`, or `n/a`
+        when nothing was counted; an unpriced call is never shown as 0."""
+        return cost_text(self.cost, self.unpriced)
 
     def to_json(self) -> dict[str, float | None]:
         """The counts as a JSON object (manifest metadata, logs)."""
@@ -60,7 +69,22 @@ class TokenUsage:
             "cache_write_tokens": self.cache_write_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "cost": self.cost,
+            "unpriced": self.unpriced,
         }
+
+
+def cost_text(cost: float | None, unpriced: int) -> str:
+    """`TokenUsage.cost_text` of a cost and a count of unpriced calls."""
+    known = None if cost is None else dollars(cost)
+    if not unpriced:
+        return known or "n/a"
+    left_out = f"{unpriced} unpriced"
+    return left_out if known is None else f"{known} + {left_out}"
+
+
+def dollars(cost: float) -> str:
+    """`cost` in dollars, with the digits a small amount needs (`$0.000012`, `$1.2345`)."""
+    return f"${cost:.6f}" if cost < 0.01 else f"${cost:.4f}"
 
 
 def session_token_usage(session: SessionProtocol) -> TokenUsage:
@@ -79,6 +103,7 @@ def executed_token_usage(events: Iterable[PromptExecuted]) -> TokenUsage:
             cache_write_tokens=executed.cache_write_tokens,
             reasoning_tokens=executed.reasoning_tokens,
             cost=executed.cost,
+            unpriced=1 if executed.cost is None else 0,
         )
     return total
 

@@ -34,6 +34,7 @@ from promptkit.adapters._wire_api import (
     WireConversation,
     normalised_finish_reason,
     timeout_option,
+    without_entry,
 )
 from promptkit.errors import ProviderServerError
 from promptkit.prompt import RenderedPrompt
@@ -162,6 +163,9 @@ class ResponsesApi(WireApi):
 
     def stream_decoder(self) -> StreamDecoder:
         return _ResponsesDecoder()
+
+    def without_native_output(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
+        return without_entry(request, "text", "format")
 
 
 def _message_items(message: Message) -> list[Mapping[str, Any]]:

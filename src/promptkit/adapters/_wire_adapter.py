@@ -19,7 +19,13 @@ from promptkit.adapters._cost import DEFAULT_PRICES, PriceTable
 from promptkit.adapters._driver import alast_response, drive, last_response, run_async, run_blocking
 from promptkit.adapters._evaluation import Evaluation
 from promptkit.adapters._events import StreamEvent
-from promptkit.adapters._local_servers import with_local_server_key, with_schema_hint
+from promptkit.adapters._local_servers import (
+    SchemaFallback,
+    is_custom_base_url,
+    prompt_mode_advice,
+    shown_url,
+    with_local_server_key,
+)
 from promptkit.adapters._options import CallOptions, CallOptionsWithDeps
 from promptkit.adapters._provider import ProviderAdapter
 from promptkit.adapters._provider_errors import client_secrets, scrub, translate_sdk_error
@@ -32,7 +38,9 @@ from promptkit.errors import (
     ArgumentValueError,
     PromptkitError,
     ProviderAuthenticationError,
+    StructuredOutputUnsupportedError,
 )
+from promptkit.logging import get_logger
 from promptkit.prompt import Prompt
 from promptkit.session import Session
 
@@ -42,6 +50,8 @@ prompt's Response Format section alone asks for the JSON (models without structu
 
 OutputT = TypeVar("OutputT")
 DepsT = TypeVar("DepsT")
+
+_log = get_logger("promptkit.adapters")
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,9 @@ class WireAdapter(ProviderAdapter):
     (and the SDK's environment variables), and when one is given the adapter builds none.
     `settings` apply to every call unless a call overrides them; `prices` (default
     `DEFAULT_PRICES`) give each response's `usage.cost`. `structured_output="prompt"` leaves the
-    JSON to the prompt's Response Format section instead of the API's schema-constrained output.
+    JSON to the prompt's Response Format section instead of the API's schema-constrained output;
+    at a custom base URL, a server that refuses the schema makes the adapter fall back to it
+    once, for that request and every later one (`promptkit.adapters._local_servers`).
     """
 
     sdk: ClassVar[ProviderSdk]
@@ -100,6 +112,9 @@ class WireAdapter(ProviderAdapter):
         self._model = model
         self.clock = clock
         self._structured_output: StructuredOutputMode = structured_output
+        # Set once a server at a custom base URL refused the JSON-schema format: from then on
+        # this adapter asks in prompt mode, rather than have every request refused first.
+        self._schema_refused = False
         self._settings = settings or ModelSettings()
         self._prices = DEFAULT_PRICES if prices is None else prices
         self._clients = ClientPair(name, client, async_client, client_kwargs, self._build_client)
@@ -120,8 +135,41 @@ class WireAdapter(ProviderAdapter):
 
     @property
     def asks_for_schema(self) -> bool:
-        """Whether requests ask the API for schema-constrained output (`structured_output`)."""
-        return self._structured_output == "native"
+        """Whether requests ask the API for schema-constrained output (`structured_output`, and
+        no server at a custom base URL refused it yet)."""
+        return self._structured_output == "native" and not self._schema_refused
+
+    @property
+    def base_url(self) -> str | None:
+        """Where requests go: the client's base URL (None for the SDK's default). Builds no
+        client."""
+        return self._clients.base_url(self.sdk.url_variable)
+
+    @property
+    def at_custom_server(self) -> bool:
+        """Whether requests go to a server other than the provider's own API (a local or
+        other compatible server), which serves its own models and features."""
+        return is_custom_base_url(self.base_url, self.provider)
+
+    def schema_fallback(self) -> SchemaFallback | None:
+        """The fallback to prompt-mode structured output an evaluation may take once: at a
+        custom base URL, while requests ask for the schema; None elsewhere."""
+        if not (self.asks_for_schema and self.at_custom_server):
+            return None
+        return SchemaFallback(self._schema_refused_by_server)
+
+    def _schema_refused_by_server(self, error: StructuredOutputUnsupportedError) -> None:
+        self._schema_refused = True
+        url = self.base_url
+        _log.warning(
+            "structured_output_fallback",
+            model=self.model,
+            base_url=shown_url(url) if url else None,
+            status=error.status,
+            reason="the server refused the JSON-schema output format; this adapter asks for"
+            " the JSON in the prompt from now on (pass structured_output='prompt' to skip the"
+            " refused request)",
+        )
 
     @abstractmethod
     def wire_api(self) -> WireApi:
@@ -151,15 +199,19 @@ class WireAdapter(ProviderAdapter):
     ) -> PromptkitError | None:
         """The promptkit error for an SDK exception, or None when it is not the SDK's."""
         sdk = self.sdk.load()
-        translated = translate_sdk_error(
+        url = getattr(client, "base_url", None)
+        return translate_sdk_error(
             error,
             sdk=sdk,
             base_error=getattr(sdk, self.sdk.base_error),
             where=where,
             secrets=client_secrets(client),
-        )
-        return with_schema_hint(
-            translated, asks_for_schema=self.asks_for_schema, adapter=type(self).__name__
+            base_url=str(url) if url is not None else None,
+            schema_advice=(
+                prompt_mode_advice(type(self).__name__)
+                if self._structured_output == "native"
+                else None
+            ),
         )
 
     def _build_client(self, client_kwargs: Mapping[str, Any], *, sync: bool) -> Any:

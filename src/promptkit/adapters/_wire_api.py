@@ -228,6 +228,11 @@ class WireApi(ABC):
     def stream_decoder(self) -> StreamDecoder:
         """A decoder for one streamed reply."""
 
+    def without_native_output(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
+        """`request` without the schema-constrained output format it asks for, for a server
+        that refused the format (the prompt's Response Format section asks instead)."""
+        return request
+
 
 class StreamDecoder(ABC):
     """Reads the events of one streamed reply. The final turn is the API's own `read` of the
@@ -342,6 +347,16 @@ def _kind(body: Any) -> str:
     if isinstance(body, list):
         return "a JSON array"
     return f"a {type(body).__name__}"
+
+
+def without_entry(request: Mapping[str, Any], field: str, key: str) -> Mapping[str, Any]:
+    """`request` without `key` of its object `field` (and without `field` once it is empty)."""
+    inner = request.get(field)
+    if not isinstance(inner, Mapping) or key not in inner:
+        return request
+    rest = {name: value for name, value in inner.items() if name != key}
+    kept = {name: value for name, value in request.items() if name != field}
+    return {**kept, field: rest} if rest else kept
 
 
 def timeout_option(timeout: float | None) -> dict[str, float]:

@@ -79,10 +79,10 @@ class App:
     @classmethod
     def from_config(cls, config: ProjectConfig, *, environ: Mapping[str, str] | None = None) -> App:
         """The binding `config` says: its overrides store and tag, its session store, and the
-        adapter of its provider, model and base URL, chosen from `environ` (default
-        `os.environ`) as `promptkit optimize` chooses; no adapter for the `static` provider,
-        nor for `auto` when no model is configured (a call then says how to configure one).
-        A named provider without its key is a ProviderAuthenticationError."""
+        adapter of its provider, model, base URL and structured-output mode, chosen from
+        `environ` (default `os.environ`) as `promptkit optimize` chooses; no adapter for the
+        `static` provider, nor for `auto` when no model is configured (a call then says how to
+        configure one). A named provider without its key is a ProviderAuthenticationError."""
         use_project(config)
         return cls(
             adapter=_configured_adapter(config, os.environ if environ is None else environ),
@@ -257,7 +257,11 @@ def _configured_adapter(config: ProjectConfig, env: Mapping[str, str]) -> Provid
     if config.provider == "auto" and not model_configured(env, config.base_url):
         return None
     return choose_adapter(
-        config.provider, model=config.model, base_url=config.base_url, environ=env
+        config.provider,
+        model=config.model,
+        base_url=config.base_url,
+        environ=env,
+        structured_output=config.structured_output,
     ).adapter
 
 

@@ -66,7 +66,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     """The dataset, evaluator, concurrency and model options `eval` and `promote` share."""
-    from promptkit.cli._options import positive_seconds
+    from promptkit.cli._options import add_structured_output_argument, positive_seconds
     from promptkit.evals import SPEC_HELP
 
     parser.add_argument(
@@ -106,6 +106,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="an OpenAI-compatible server (default: [tool.promptkit] base_url)",
     )
+    add_structured_output_argument(parser)
     parser.add_argument(
         "--script", metavar="FILE", help="the reply script of --provider fake (YAML or JSON)"
     )
@@ -154,12 +155,14 @@ def evaluation_config(args: argparse.Namespace, *, tag: str | None) -> ProjectCo
         provider=provider,
         model=args.model,
         base_url=args.base_url,
+        structured_output=args.structured_output,
     )
     use_project(config)
     args.config = config
     if args.provider is None:
         args.provider = config.provider
     args.model, args.base_url = config.model, config.base_url
+    args.structured_output = config.structured_output
     return config
 
 
@@ -231,14 +234,18 @@ def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
             raise ArgumentValueError("--script is for --provider fake")
         from promptkit.adapters import choose_adapter
 
-        choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
-        if choice.adapter.provider == "static":
+        if args.provider == "static":
             raise ArgumentValueError(
-                "evaluation needs a model: set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass"
-                " --base-url of a local server, or try it offline with --provider fake"
-                " --script FILE"
+                "evaluation needs a model, and the provider is static: set OPENAI_API_KEY or"
+                " ANTHROPIC_API_KEY with --provider auto, pass --base-url of a local server, or"
+                " try it offline with --provider fake --script FILE"
             )
-        choice = choose_adapter(args.provider, model=args.model, base_url=args.base_url)
+        choice = choose_adapter(
+            args.provider,
+            model=args.model,
+            base_url=args.base_url,
+            structured_output=args.structured_output,
+        )
         print(f"promptkit eval: {choice.reason}", file=sys.stderr)
         yield choice.adapter
         return
@@ -260,4 +267,5 @@ def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
                 "base_url": server.openai_base_url,
                 "max_retries": 0,
             },
+            structured_output=args.structured_output,
         )

@@ -89,7 +89,7 @@ def _summary_rows(report: EvaluationReport) -> list[list[str]]:
         ["did not load", *(str(len(report.invalid_cases)) for _ in summaries)],
         ["input tokens", *(str(s.input_tokens) for s in summaries)],
         ["output tokens", *(str(s.output_tokens) for s in summaries)],
-        ["cost", *("n/a" if s.cost is None else f"{s.cost:.4f}" for s in summaries)],
+        ["cost", *(s.cost_text for s in summaries)],
     ]
     for key in ("p50", "p90", "p99"):
         rows.append([f"latency {key} s", *(_number(s.latency_s.get(key), 3) for s in summaries)])

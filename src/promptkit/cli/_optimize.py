@@ -120,7 +120,11 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
         tag=args.tag,
     )
     config = command_config(
-        workspace=args.path, provider=args.provider, model=args.model, base_url=args.base_url
+        workspace=args.path,
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        structured_output=args.structured_output,
     )
     choice = choose_digest_writer(
         config.provider,
@@ -128,6 +132,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
         base_url=config.base_url,
         api=args.api,
         listing=getattr(args, "listing", None),
+        structured_output=config.structured_output,
     )
     scope = OptimizationScope(args.scope)
     prompt, session, workspace = bound.prompt, bound.session, bound.workspace
@@ -174,10 +179,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
         progress.end_status()
         if attachment is not None:
             attachment.close()
-    usage = result.response.usage
-    progress.done(
-        len(result.response.tool_calls), usage.input_tokens, usage.output_tokens, usage.cost
-    )
+    progress.done(len(result.response.tool_calls), result.response.usage)
     if scope is OptimizationScope.SESSION:
         session_dir = bound.sessions.location(workspace, session.session_id)
         stored_in = [session_dir]
@@ -199,7 +201,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
             "provider": response.provider,
             "model": response.model,
             "tool_calls": len(response.tool_calls),
-            "usage": usage.to_json(),
+            "usage": response.usage.to_json(),
             "run_record": str(record) if record is not None else None,
         }
         print(json.dumps(report, indent=2, ensure_ascii=False))

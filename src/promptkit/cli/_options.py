@@ -160,6 +160,19 @@ def add_provider_arguments(parser: argparse.ArgumentParser, *, role: str) -> Non
         choices=("responses", "chat"),
         help="OpenAI wire API (default: responses for OpenAI, chat at a custom base URL)",
     )
+    add_structured_output_argument(parser)
+
+
+def add_structured_output_argument(parser: argparse.ArgumentParser) -> None:
+    """`--structured-output native|prompt`, as `choose_adapter` takes it."""
+    parser.add_argument(
+        "--structured-output",
+        choices=("native", "prompt"),
+        help="native: the server constrains replies to the output schema; prompt: the prompt"
+        " alone asks for the JSON, for servers without JSON-schema output (default:"
+        " [tool.promptkit] structured_output, else native; a local server that refuses the"
+        " schema gets prompt mode after one refused request)",
+    )
 
 
 def add_repl_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool) -> None:

@@ -56,10 +56,17 @@ def run_repl(
         tag=args.tag,
     )
     config = options.config.overriding(
-        provider=args.provider, model=args.model, base_url=args.base_url
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        structured_output=args.structured_output,
     )
     choice = choose_digest_writer(
-        config.provider, model=config.model, base_url=config.base_url, api=args.api
+        config.provider,
+        model=config.model,
+        base_url=config.base_url,
+        api=args.api,
+        structured_output=config.structured_output,
     )
     repl = (repl_type or WorkspaceRepl).open(
         ReplSetup(

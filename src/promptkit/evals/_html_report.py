@@ -135,7 +135,7 @@ def _summary_table(report: EvaluationReport, summaries: Sequence[TagSummary]) ->
             str(s.not_run),
             str(s.input_tokens),
             str(s.output_tokens),
-            "n/a" if s.cost is None else f"{s.cost:.4f}",
+            s.cost_text,
             *(_number(s.latency_s.get(key), 3) for key in ("p50", "p90", "p99")),
         ]
         rows.append(

@@ -55,6 +55,8 @@ class CaseResult:
     cost: float | None = None
     latency_s: float = 0.0
     location: str | None = None
+    unpriced: int = 0
+    """Model calls of this case whose cost is unknown (a model no price source lists)."""
 
     @property
     def failed(self) -> bool:
@@ -90,6 +92,7 @@ class CaseResult:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cost": self.cost,
+            "unpriced": self.unpriced,
             "latency_s": round(self.latency_s, 6),
             "location": self.location,
         }
@@ -98,7 +101,8 @@ class CaseResult:
 @dataclass(frozen=True)
 class TagSummary:
     """The totals of one override tag: counts, mean score (overall and per case tag), tokens,
-    cost and latency percentiles (seconds, over every finished case)."""
+    cost and latency percentiles (seconds, over every finished case). `cost` adds up the priced
+    model calls; `unpriced` counts the others, which it leaves out."""
 
     override_tag: str
     finished: int
@@ -111,6 +115,14 @@ class TagSummary:
     output_tokens: int
     cost: float | None
     latency_s: Mapping[str, float | None]
+    unpriced: int = 0
+
+    @property
+    def cost_text(self) -> str:
+        """`$0.0012`, `$0.0012 + 2 unpriced`, `2 unpriced` or `n/a`: never an unpriced call as 0."""
+        from promptkit.adapters import cost_text
+
+        return cost_text(self.cost, self.unpriced)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -124,6 +136,7 @@ class TagSummary:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cost": self.cost,
+            "unpriced": self.unpriced,
             "latency_s": dict(self.latency_s),
         }
 
@@ -230,6 +243,7 @@ class EvaluationReport:
             output_tokens=sum(r.output_tokens or 0 for r in finished),
             cost=sum(costs) if costs else None,
             latency_s={f"p{p}": percentile(latencies, p) for p in PERCENTILES},
+            unpriced=sum(r.unpriced for r in finished),
         )
 
     def compare(self, baseline: str, candidate: str, *, tolerance: float = 0.0) -> TagComparison:

@@ -294,6 +294,7 @@ class _Run:
                 input_tokens=None if usage is None else usage.input_tokens,
                 output_tokens=None if usage is None else usage.output_tokens,
                 cost=_cost_of(usage),
+                unpriced=0 if usage is None else usage.unpriced,
                 latency_s=self.clock.monotonic() - started,
                 location=case.location,
             )
@@ -314,6 +315,7 @@ class _Run:
             input_tokens=response.usage.input_tokens,
             output_tokens=response.usage.output_tokens,
             cost=_cost_of(response.usage),
+            unpriced=response.usage.unpriced,
             latency_s=latency,
             location=case.location,
         )
@@ -437,5 +439,5 @@ def _usage_of_failure(error: BaseException) -> TokenUsage | None:
 
 
 def _cost_of(usage: TokenUsage | None) -> float | None:
-    # The adapter prices usage from its price table; None for a model the table does not list.
+    # The adapter prices usage from its price sources; None for a model none of them lists.
     return None if usage is None else usage.cost

@@ -18,7 +18,7 @@ import concurrent.futures
 import contextlib
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 DEFAULT_CONNECT_TIMEOUT_S = 30.0
 _CLOSE_TIMEOUT_S = 10.0
+_HTTP_TIMEOUT_S = 30.0
+_HTTP_READ_TIMEOUT_S = 300.0
 # The MCP error code the SDK raises for every request pending when the connection closes.
 _CONNECTION_CLOSED = -32000
 
@@ -201,10 +203,13 @@ class _LoopState:
     def __init__(self, server: McpServerSpec) -> None:
         self.server = server
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.task: asyncio.Task[None] | None = None
         self.client: Client | None = None
         self.closing: asyncio.Event | None = None
         self.lost: BaseException | None = None
         self.is_closed = False
+        # Orders the loop's start against close(): one that comes first finds the other.
+        self.lock = threading.Lock()
         self.opened: concurrent.futures.Future[tuple[tuple[McpToolInfo, ...], str | None]] = (
             concurrent.futures.Future()
         )
@@ -228,8 +233,13 @@ class _LoopState:
 
     async def _own(self) -> None:
         """Open the client, hand out its tools, hold it open until asked to close."""
-        self.loop = asyncio.get_running_loop()
-        self.closing = asyncio.Event()
+        with self.lock:
+            if self.is_closed:
+                self.opened.cancel()
+                return
+            self.loop = asyncio.get_running_loop()
+            self.task = asyncio.current_task()
+            self.closing = asyncio.Event()
         try:
             async with _client(self.server) as client:
                 listed = await _list_tools(client)
@@ -251,7 +261,7 @@ class _LoopState:
         if loop is None or client is None:
             raise McpConnectionError(
                 f"{self.server.describe()} went away before {name!r} was called"
-                f"{_cause_text(self.lost)}; open a new connection"
+                f"{_cause_text(_flatten(self.lost) if self.lost else None)}; open a new connection"
             )
         future = asyncio.run_coroutine_threadsafe(client.call_tool(name, arguments), loop)
         try:
@@ -270,19 +280,31 @@ class _LoopState:
             raise _call_failure(self.server, name, error) from error
 
     def close(self) -> None:
-        if self.is_closed:
-            return
-        self.is_closed = True
-        loop, closing = self.loop, self.closing
-        if loop is not None and closing is not None and not loop.is_closed():
+        with self.lock:
+            if self.is_closed:
+                return
+            self.is_closed = True
+            loop = self.loop
+        if loop is not None and not loop.is_closed():
             # The loop may end on its own meanwhile (the server went away).
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(closing.set)
+                loop.call_soon_threadsafe(self._stop)
         if self.thread.is_alive() and self.thread is not threading.current_thread():
             self.thread.join(timeout=_CLOSE_TIMEOUT_S)
 
+    def _stop(self) -> None:
+        """On the loop: an open client is closed in order; one still starting (a server that
+        never answers `initialize`) is cancelled, which stops its process too."""
+        if self.client is not None and self.closing is not None:
+            self.closing.set()
+        elif self.task is not None:
+            self.task.cancel()
 
-def _client(server: McpServerSpec) -> Client:
+
+@contextlib.asynccontextmanager
+async def _client(server: McpServerSpec) -> AsyncIterator[Client]:
+    """The SDK's client for `server`, open; a stdio server is stopped and an HTTP client of
+    ours closed when the block ends."""
     import mcp_types
     from mcp import Client, StdioServerParameters
 
@@ -296,14 +318,24 @@ def _client(server: McpServerSpec) -> Client:
             env=dict(server.env) or None,
             cwd=server.cwd,
         )
-        return Client(parameters, client_info=info)
+        async with Client(parameters, client_info=info) as client:
+            yield client
+        return
     if not server.headers:
-        return Client(server.url, client_info=info)
+        async with Client(server.url, client_info=info) as client:
+            yield client
+        return
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
-    http = httpx2.AsyncClient(headers=dict(server.headers))
-    return Client(streamable_http_client(server.url, http_client=http), client_info=info)
+    # The SDK leaves a client it was given open, so this one is closed here. Its time limits
+    # are the SDK's own: a response stream may stay open for minutes between events.
+    timeout = httpx2.Timeout(_HTTP_TIMEOUT_S, read=_HTTP_READ_TIMEOUT_S)
+    async with (
+        httpx2.AsyncClient(headers=dict(server.headers), timeout=timeout) as http,
+        Client(streamable_http_client(server.url, http_client=http), client_info=info) as client,
+    ):
+        yield client
 
 
 async def _list_tools(client: Client) -> tuple[McpToolInfo, ...]:

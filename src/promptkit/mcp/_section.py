@@ -8,15 +8,18 @@ Being ordinary tools, they run under everything the tool loop gives promptkit's 
 at most the time left, then is cancelled), the bounds on tool calls per reply and tool rounds,
 the byte bound on results, credential masking, tracing spans, the `ToolInvoked` events and the
 response's tool-call records. The server's text blocks become the result message and its
-structured content the value; `isError` makes a failed result; a protocol error (an argument the
-server refuses) goes back to the model as a failed result it can correct; a server that went
-away raises `McpConnectionError`, which the loop reports as a failed call and logs.
+structured content the value; `isError` makes a failed result. Arguments are checked against the
+server's schema before the call (`promptkit.mcp._schema`): what breaks it goes back to the model
+as invalid arguments, as for any tool, and the server is not called. A protocol error (an
+argument the server still refuses) goes back as a failed result the model can correct; a server
+that went away raises `McpConnectionError`, which the loop reports as a failed call and logs.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -29,9 +32,11 @@ from promptkit.errors import (
     McpError,
     McpTimeoutError,
     PromptValidationError,
+    ToolValidationError,
 )
 from promptkit.mcp._connection import McpConnection, McpToolInfo
 from promptkit.mcp._results import MAX_RESULT_BYTES, from_mcp_result
+from promptkit.mcp._schema import ArgumentsSchema
 from promptkit.prompt import RenderContext, Section, Tool, ToolContext, ToolResult
 
 DEFAULT_CALL_TIMEOUT_S = 60.0
@@ -102,11 +107,14 @@ class McpToolsSection(Section):
                     f"section {self.key!r}: two of the server's tools become {name!r}: offer"
                     " one of them with include="
                 )
-            tools[name] = Tool(
+            tools[name] = ServerTool(
                 name=name,
                 description=info.description,
                 params_type=_arguments_type(info),
                 handler=partial(self._call, info.name),
+                arguments_schema=ArgumentsSchema.compile(
+                    info.input_schema, tool=info.name, server=self.connection.server.describe()
+                ),
             )
         return tuple(tools.values())
 
@@ -136,6 +144,20 @@ class McpToolsSection(Section):
         return from_mcp_result(result, self.max_result_bytes)
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ServerTool(Tool[BaseModel, Any]):
+    """A tool of another MCP server: its arguments must also match the server's own schema."""
+
+    arguments_schema: ArgumentsSchema = field(repr=False)
+
+    def parse_arguments(self, arguments: str | Mapping[str, Any]) -> BaseModel:
+        params = super().parse_arguments(arguments)
+        problems = self.arguments_schema.problems(params.model_dump(mode="json"))
+        if problems is not None:
+            raise ToolValidationError(f"tool {self.name!r}: invalid arguments: {problems}")
+        return params
+
+
 def _tool_name_part(name: str) -> str:
     return _NOT_TOOL_NAME.sub("_", name.lower())
 
@@ -146,7 +168,7 @@ def _first_line(text: str) -> str:
 
 def _arguments_type(info: McpToolInfo) -> type[BaseModel]:
     """A params type whose JSON schema is the server's input schema and which accepts any JSON
-    object: the server validates its own arguments (and says what is wrong)."""
+    object: `ServerTool` checks the arguments against that schema."""
     schema = copy.deepcopy(dict(info.input_schema))
 
     class McpArguments(BaseModel):

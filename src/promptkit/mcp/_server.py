@@ -7,7 +7,8 @@ result is bounded in bytes. Each call runs on a worker thread, within `call_time
 tool's `ToolContext` deadline, which the grep tool honours; past it, plus a grace, the caller is
 answered and the thread left to finish). A failure a tool reports, or a promptkit error it
 raises, is a tool error the agent can read (`isError`); an unknown tool, prompt or resource is a
-protocol error. The digest is also the resource `promptkit://workspace/digest`.
+protocol error. The digest is also the resource `promptkit://workspace/digest`: a run of the
+digest tool, so the resource and the tool give the same text, masked and bounded alike.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import PromptkitError, ToolValidationError
 from promptkit.logging import get_logger
-from promptkit.mcp._results import to_mcp_result
+from promptkit.mcp._results import bounded_text, bounded_value, to_mcp_result
 from promptkit.mcp._sdk import require_mcp
-from promptkit.mcp._workspace import REFRESH_TOOL, ServeOptions, WorkspaceService
+from promptkit.mcp._workspace import DIGEST_TOOL, REFRESH_TOOL, ServeOptions, WorkspaceService
 from promptkit.prompt import Tool, ToolContext, ToolResult
 from promptkit.secrets import redact_secrets
 
@@ -133,16 +134,17 @@ def build_server(
                 mcp_types.INVALID_PARAMS,
                 f"no resource {params.uri}: the one resource is {DIGEST_URI}",
             )
-        import anyio
-
-        report = await anyio.to_thread.run_sync(service.digest)
+        # The digest tool's own run: the resource is its text, masked and bounded alike.
+        result = await _run_tool(tools[DIGEST_TOOL], {}, str(ctx.request_id), call_timeout_s)
+        if not result.success:
+            raise _protocol_error(mcp_types.INTERNAL_ERROR, result.message)
         return mcp_types.ReadResourceResult(
             contents=[
                 mcp_types.TextResourceContents(
                     uri=DIGEST_URI,
                     mime_type="text/markdown",
-                    text=report.text,
-                    _meta={"promptkit/digest": dict(report.facts)},
+                    text=bounded_text(result.message),
+                    _meta={"promptkit/digest": bounded_value(result.value)},
                 )
             ]
         )

@@ -130,6 +130,8 @@ class WorkspaceService:
             "is_stale": resolution.is_stale,
             "freshness": freshness_text(resolution),
             "stale_reason": freshness.reason if freshness and freshness.is_stale else None,
+            # A reviewed override the session's digest hides, as a render logs it.
+            "shadowed_override": resolution.shadowed_override,
         }
         if resolution.origin == "placeholder":
             facts["hint"] = f"no digest is stored yet: call {REFRESH_TOOL} to write one"

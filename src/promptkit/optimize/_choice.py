@@ -53,12 +53,14 @@ def choose_digest_writer(
     api: str | None = None,
     environ: Mapping[str, str] | None = None,
     listing: ListingProcess | None = None,
+    structured_output: str = "native",
 ) -> WriterChoice:
     """The writer for `provider` (`auto`, `openai`, `anthropic` or `static`).
 
-    `model`, `base_url`, `api` and `environ` are as for `choose_adapter`; keys are never put in the
-    reason or in an error message. `listing`, a listing already under way in a helper process,
-    goes to a model's writer (see `ModelDigestWriter`); the static writer lists what it reads.
+    `model`, `base_url`, `api`, `environ` and `structured_output` are as for `choose_adapter`;
+    keys are never put in the reason or in an error message. `listing`, a listing already under
+    way in a helper process, goes to a model's writer (see `ModelDigestWriter`); the static
+    writer lists what it reads.
     """
     env = os.environ if environ is None else environ
     if provider not in WRITER_NAMES:
@@ -72,7 +74,14 @@ def choose_digest_writer(
         return WriterChoice(
             StaticDigestWriter(), _static_reason(provider, model, base_url), adapter=None
         )
-    choice = choose_adapter(provider, model=model, base_url=base_url, api=api, environ=env)
+    choice = choose_adapter(
+        provider,
+        model=model,
+        base_url=base_url,
+        api=api,
+        environ=env,
+        structured_output=structured_output,
+    )
     return WriterChoice.of_adapter(choice.adapter, choice.reason, listing=listing)
 
 

@@ -65,7 +65,6 @@ from promptkit.prompt import (
     SectionPath,
     ToolOverride,
 )
-from promptkit.secrets import find_secrets
 
 _log = get_logger("promptkit.overrides")
 
@@ -138,6 +137,9 @@ class DocumentOverridesStore(ABC, Generic[Where]):
         """OverridesError for the first of `documents` that is not a usable document of `tag`
         at its path: a place that fits no override or another tag, unreadable TOML, an entry
         that does not parse, or a credential in the text."""
+        # Imported here: a program that only reads overrides compiles no secret rule.
+        from promptkit.secrets import find_secrets
+
         for path, text in documents.items():
             place = place_at(tuple(path.split("/")), path)
             location = self._location(self._where(place))

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar, cast, overload
 
-from jinja2 import Template
-
 # A default lets `Prompt[Review]` keep meaning what it did before deps were typed: any deps.
 from typing_extensions import TypeVar as DefaultedTypeVar
 
@@ -38,6 +36,9 @@ from promptkit.prompt._section import RenderContext, Section, normalize_body
 from promptkit.prompt._structured import output_schema_text, require_output_type
 from promptkit.prompt._tool import Tool
 
+if TYPE_CHECKING:
+    from jinja2 import Template
+
 OutputT = TypeVar("OutputT")
 DepsT = DefaultedTypeVar("DepsT", default=Any)
 # Unsolved when a prompt is built without `deps_type`: the default makes it `Prompt[X, None]`.
@@ -51,9 +52,18 @@ RESPONSE_FORMAT_KEY = "response-format"
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class _ResponseFormatSection(Section):
-    """Appended when a prompt declares an output type: the JSON schema the reply must match."""
+    """Appended when a prompt declares an output type: the JSON schema the reply must match.
 
-    schema_text: str = ""
+    The schema is built (by pydantic) when the section is first rendered, not when the prompt
+    is: a command that only reads a prompt's sections, such as `promptkit overrides list`, never
+    needs it.
+    """
+
+    output_type: Any = None
+
+    @cached_property
+    def schema_text(self) -> str:
+        return output_schema_text(self.output_type)
 
     def original_body_template(self) -> str:
         return self.schema_text
@@ -200,7 +210,7 @@ class Prompt(Generic[OutputT, DepsT]):
             key=RESPONSE_FORMAT_KEY,
             accepts_overrides=False,
             seedable=False,
-            schema_text=output_schema_text(self.output_type),
+            output_type=self.output_type,
         )
 
     def _plan_sections(

@@ -11,6 +11,7 @@ import time
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    from promptkit.adapters import TokenUsage
     from promptkit.session import ToolInvoked
 
 _LIVE_CLEAR = "\r\x1b[K"
@@ -44,20 +45,13 @@ class Progress:
         self._write(f"[{self._elapsed()}] tool {self._calls}: {tool_call_text(event)}\n")
         self._status()
 
-    def done(
-        self,
-        tool_calls: int,
-        input_tokens: int | None,
-        output_tokens: int | None,
-        cost: float | None = None,
-    ) -> None:
+    def done(self, tool_calls: int, usage: TokenUsage) -> None:
+        """The closing line: tool calls, tokens and what they cost (or that they are unpriced)."""
         tokens = (
-            f", {input_tokens} input / {output_tokens} output tokens"
-            if input_tokens is not None or output_tokens is not None
+            f", {usage.input_tokens} input / {usage.output_tokens} output tokens, {usage.cost_text}"
+            if usage.input_tokens is not None or usage.output_tokens is not None
             else ""
         )
-        if cost is not None:
-            tokens += f", ${cost:.6f}"
         self._write(f"[{self._elapsed()}] done: {tool_calls} tool calls{tokens}\n")
 
     def end_status(self) -> None:

@@ -107,7 +107,7 @@ def usage_line(response: PromptResponse[Any]) -> str:
     return (
         f"{response.provider} {response.model}, {calls} tool call{'' if calls == 1 else 's'},"
         f" {_tokens(response.usage.input_tokens, response.usage.output_tokens)}"
-        f"{cost_text(response.usage.cost)}"
+        f", {response.usage.cost_text}"
     )
 
 
@@ -137,7 +137,7 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
             f" {answer.prompt_ns}/{answer.prompt_key}: {answer.provider} {answer.model},"
             f" {len(mine)} tool call{'' if len(mine) == 1 else 's'},"
             f" {_tokens(answer.input_tokens, answer.output_tokens, answer.cached_tokens)}"
-            f"{cost_text(answer.cost)}, {answer.duration_s:.2f}s"
+            f", {_answer_cost(answer.cost)}, {answer.duration_s:.2f}s"
         )
         lines += [_call_line(call) for call in mine]
     if pending:
@@ -145,7 +145,7 @@ def history_lines(executed: Iterable[PromptExecuted], calls: Iterable[ToolInvoke
         lines += [_call_line(call) for call in pending]
     if executed:
         total = executed_token_usage(executed)
-        lines.append(f"total: {_total_text(total)}{cost_text(total.cost)}")
+        lines.append(f"total: {_total_text(total)}, {total.cost_text}")
     return lines
 
 
@@ -174,14 +174,10 @@ def _tokens(input_tokens: int | None, output_tokens: int | None, cached: int | N
     return f"{text} ({cached} cached)" if cached else text
 
 
-def cost_text(cost: float | None) -> str:
-    """`, $0.0012` for a known cost; nothing when the price table does not list the model."""
-    return "" if cost is None else f", {dollars(cost)}"
+def _answer_cost(cost: float | None) -> str:
+    from promptkit.adapters import cost_text
 
-
-def dollars(cost: float) -> str:
-    """`cost` in dollars, with the digits a small amount needs (`$0.000012`, `$1.2345`)."""
-    return f"${cost:.6f}" if cost < 0.01 else f"${cost:.4f}"
+    return cost_text(cost, 1 if cost is None else 0)
 
 
 def _count(value: int | None) -> str:

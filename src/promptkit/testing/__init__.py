@@ -1,6 +1,7 @@
 """Test support for code that calls model providers: `FakeProviderServer`, a local HTTP server
 speaking the OpenAI Responses, OpenAI Chat Completions and Anthropic Messages wire formats to the
-real SDK clients, with scripted `Reply` values and a record of every request; reply scripts
+real SDK clients, with scripted `Reply` values and a record of every request, whose Chat
+Completions can behave like an OpenAI-compatible local server (`ServerProfile`); reply scripts
 (`load_reply_script`: which request gets which reply, from a YAML or JSON file); and `FakeClock`,
 which an adapter or a digest section takes as `clock=` so a test moves time instead of sleeping;
 and `PostgresServer`, a throwaway PostgreSQL server in a temporary folder for the database
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
         PostgresServer as PostgresServer,
         PostgresServerError as PostgresServerError,
     )
+    from promptkit.testing._profile import ServerProfile as ServerProfile
     from promptkit.testing._replies import (
         Finish as Finish,
         Reply as Reply,
@@ -54,6 +56,7 @@ else:
                 "Responder",
             ),
             "promptkit.testing._postgres": ("PostgresServer", "PostgresServerError"),
+            "promptkit.testing._profile": ("ServerProfile",),
             "promptkit.testing._replies": (
                 "Finish",
                 "Reply",

@@ -15,6 +15,7 @@ from promptkit.testing._fake_api import (
     CUT_OFF,
     FakeApi,
     call_id,
+    content_text,
     dicts,
     format_problems,
     function_problems,
@@ -115,6 +116,13 @@ class FakeChatCompletions(FakeApi):
         self, status: int, message: str, *, error_type: str | None, request_id: str
     ) -> dict[str, Any]:
         return openai_error_body(status, message, error_type=error_type)
+
+    def tool_results(self, body: dict[str, Any]) -> dict[str, str]:
+        return {
+            str(message.get("tool_call_id")): content_text(message.get("content"))
+            for _, message in dicts(body.get("messages"))
+            if message.get("role") == "tool"
+        }
 
     def rule_problems(self, body: dict[str, Any]) -> list[str]:
         dialect = self.format.dialect

@@ -68,6 +68,10 @@ class FakeApi(ABC):
     def rule_problems(self, body: dict[str, Any]) -> list[str]:
         """What the real API refuses in `body` beyond its request type (schemas, tool results)."""
 
+    @abstractmethod
+    def tool_results(self, body: dict[str, Any]) -> dict[str, str]:
+        """The text of each tool result `body` sends back, by the id of the call it answers."""
+
     def problems(self, body: dict[str, Any]) -> list[str]:
         """Everything the real API would refuse in `body`, each as one sentence naming where:
         keys the SDK's request type does not declare or requires, then the API's own rules."""
@@ -145,6 +149,15 @@ def dicts(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
         for index, item in enumerate(value):
             if isinstance(item, dict):
                 yield index, item
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's content: a string, or the text of its text blocks."""
+    if isinstance(content, str):
+        return content
+    return "".join(
+        block["text"] for _, block in dicts(content) if isinstance(block.get("text"), str)
+    )
 
 
 def function_problems(where: str, function: dict[str, Any], dialect: StrictDialect) -> list[str]:

@@ -8,7 +8,9 @@ send and parses what they receive. Each request takes the next reply from its en
 then from the shared queue, then from the responder; with none left the server answers a loud,
 non-retryable 500 so a test never passes on a reply it did not script. A request the real API
 would refuse gets its 400 instead, in that API's error shape. How each API is spoken (bodies,
-streams, errors, what it refuses) is in its own module, behind `FakeApi`.
+streams, errors, what it refuses) is in its own module, behind `FakeApi`; a `ServerProfile`
+makes its Chat Completions answer as an OpenAI-compatible server does (llama-cpp-python's,
+llama.cpp's llama-server) instead of as OpenAI.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from promptkit.logging import get_logger
 from promptkit.testing._chat import FakeChatCompletions
 from promptkit.testing._fake_api import FakeApi, WireRenderError
 from promptkit.testing._messages import FakeMessages
+from promptkit.testing._profile import ServerProfile
 from promptkit.testing._replies import Reply
 from promptkit.testing._responses import FakeResponses
 from promptkit.wire import Endpoint
@@ -94,6 +97,12 @@ class RecordedRequest:
         return value if isinstance(value, dict) else {}
 
     @property
+    def tool_results(self) -> dict[str, str]:
+        """The text of each tool result the request sends back, by the id of the call it
+        answers, whichever wire API it speaks."""
+        return _api_of(self).tool_results(self.body)
+
+    @property
     def has_credentials(self) -> bool:
         """Whether the request carried any credential header."""
         return bool(self.credential_digests)
@@ -116,10 +125,21 @@ class FakeProviderServer:
 
     Use it as a context manager, or call `start()` and `stop()`. Point `openai.OpenAI(base_url=
     server.openai_base_url)` or `anthropic.Anthropic(base_url=server.anthropic_base_url)` at it,
-    script replies with `enqueue`, and inspect `requests` afterwards.
+    script replies with `enqueue`, and inspect `requests` afterwards. `profile` (default
+    OpenAI's) is the server its Chat Completions behave like, for example
+    `ServerProfile.llama_cpp_python()`.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, profile: ServerProfile | None = None) -> None:
+        if profile is not None and not isinstance(profile, ServerProfile):
+            raise ArgumentTypeError(
+                f"FakeProviderServer(profile=...) takes a ServerProfile, got"
+                f" {type(profile).__name__}"
+            )
+        # OpenAI's own profile changes nothing, so it is not applied at all.
+        self._profile = None if profile is None or profile == ServerProfile() else profile
+        # A server with one slot answers one request at a time: the next one waits.
+        self._slot = threading.Lock()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._shared: deque[Reply] = deque()
@@ -129,6 +149,11 @@ class FakeProviderServer:
         self._connections: set[socket.socket] = set()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
+
+    @property
+    def profile(self) -> ServerProfile:
+        """The server the Chat Completions endpoint behaves like."""
+        return self._profile or ServerProfile()
 
     # Lifecycle ---------------------------------------------------------------------------------
 
@@ -304,8 +329,7 @@ class FakeProviderServer:
             self._records.append(record)
         return record
 
-    # What the real API answers, case by case (path, method, body, rules, script): one each.
-    def _answer(  # noqa: C901, PLR0912
+    def _answer(
         self, method: str, target: str, header_items: Iterable[tuple[str, str]], raw_body: bytes
     ) -> _Answer | None:
         """The HTTP answer to one request, or None when the server stopped meanwhile."""
@@ -341,7 +365,31 @@ class FakeProviderServer:
                 request_id=record.request_id,
             )
             return _json_answer(400, body, record, ())
+        profile = self._profile if endpoint == "chat_completions" else None
+        if profile is None:
+            return self._scripted(record, api, request, None)
+        refused = profile.refusal(request)
+        if refused is not None:
+            status, message = refused
+            body = api.error_body(status, message, error_type=None, request_id=record.request_id)
+            return _json_answer(status, profile.error_body(status, body), record, ())
+        if not profile.single_slot:
+            return self._scripted(record, api, request, profile)
+        with self._slot:
+            return self._scripted(record, api, request, profile)
 
+    # Each kind of reply, and what is wrong with the script, is a path here: one each.
+    def _scripted(  # noqa: C901, PLR0912
+        self,
+        record: RecordedRequest,
+        api: FakeApi,
+        request: dict[str, Any],
+        profile: ServerProfile | None,
+    ) -> _Answer | None:
+        """The answer from the script (queues, then the responder) to a request it may take."""
+        endpoint = record.endpoint
+        assert endpoint is not None  # `_answer` served the unknown paths
+        where = f"{record.method} {record.path}"
         reply, responder = self._take_reply(endpoint)
         if reply is None and responder is not None:
             try:
@@ -384,13 +432,22 @@ class FakeProviderServer:
                 error_type=reply.error_type,
                 request_id=record.request_id,
             )
+            if profile is not None:
+                body = profile.error_body(reply.status, body)
             return _json_answer(reply.status, body, record, reply.headers)
+        if profile is not None:
+            reply = profile.reply_to(reply, request)
         try:
             body = api.body(reply, request, record.index + 1)
         except WireRenderError as exc:
             return self._problem(record, 500, f"FakeProviderServer: {exc}")
+        if profile is not None:
+            body = profile.body(body)
         if request.get("stream") is True:
-            stream = api.stream(body, request)
+            events = api.events(body, request)
+            if profile is not None:
+                events = profile.stream(events)
+            stream = "".join(events).encode("utf-8")
             headers = (
                 ("content-type", "text/event-stream"),
                 (api.format.request_id_header, record.request_id),

@@ -16,6 +16,7 @@ from promptkit.testing._fake_api import (
     FakeApi,
     WireRenderError,
     call_id,
+    content_text,
     dicts,
     model_of,
     schema_problems,
@@ -143,6 +144,14 @@ class FakeMessages(FakeApi):
             "type": "error",
             "error": {"type": error_type or default_type, "message": message},
             "request_id": request_id,
+        }
+
+    def tool_results(self, body: dict[str, Any]) -> dict[str, str]:
+        return {
+            str(block.get("tool_use_id")): content_text(block.get("content"))
+            for _, message in dicts(body.get("messages"))
+            for _, block in dicts(message.get("content"))
+            if block.get("type") == "tool_result"
         }
 
     def rule_problems(self, body: dict[str, Any]) -> list[str]:

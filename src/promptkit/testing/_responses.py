@@ -16,6 +16,7 @@ from promptkit.testing._fake_api import (
     CUT_OFF,
     FakeApi,
     call_id,
+    content_text,
     dicts,
     format_problems,
     function_problems,
@@ -113,6 +114,13 @@ class FakeResponses(FakeApi):
         return openai_error_body(status, message, error_type=error_type)
 
     # One check per request field the Responses API has a rule for.
+    def tool_results(self, body: dict[str, Any]) -> dict[str, str]:
+        return {
+            str(item.get("call_id")): content_text(item.get("output"))
+            for _, item in dicts(body.get("input"))
+            if item.get("type") == "function_call_output"
+        }
+
     def rule_problems(self, body: dict[str, Any]) -> list[str]:  # noqa: C901
         dialect = self.format.dialect
         problems: list[str] = []

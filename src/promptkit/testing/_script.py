@@ -14,7 +14,20 @@ and without one an unmatched request gets a loud 500 naming the problem. A file 
         usage: {input_tokens: 120, output_tokens: 14}
       - when: "overloaded"
         error: {status: 503, message: "try later"}
+      - when: "Count the bolts"
+        tool_calls:
+          - name: count
+            arguments: {name: bolts}
+            result: "12"             # optional: text the tool's result must contain
+      - when: "Count the bolts"
+        json: {"count": 12}
     default: {text: "I do not know."}
+
+A rule of `tool_calls` makes its calls once per conversation: a request that already sends back
+their results (the model's next turn) goes on to the rules after it, here the answer. A call
+with a `result` checks the application's tool: when the result sent back does not contain that
+text, the request is answered with a 422 `script_error` naming the tool, the text expected and
+the text it returned, so the evaluation of that case fails saying why.
 
 `promptkit eval --provider fake --script FILE` serves a script, so a whole evaluation can be
 tried with no model and no key.
@@ -24,17 +37,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from promptkit._input_files import open_regular_file, read_limited, yaml_loader
 from promptkit.errors import ArgumentTypeError, InputFileError, UsageError
 from promptkit.testing._fake_server import RecordedRequest
-from promptkit.testing._replies import Reply, Usage
+from promptkit.testing._replies import Reply, ToolCall, Usage
 
-_REPLY_KINDS = ("text", "json", "error")
+_REPLY_KINDS = ("text", "json", "error", "tool_calls")
 _RULE_FIELDS = frozenset({"when", "usage", "delay", *_REPLY_KINDS})
+_CALL_FIELDS = frozenset({"name", "arguments", "result"})
 
 
 MAX_SCRIPT_BYTES = 16 * 1024 * 1024
@@ -47,13 +61,29 @@ class ReplyScriptError(UsageError, ValueError):
 
 
 @dataclass(frozen=True)
+class ExpectedResult:
+    """What the result of a scripted tool call must contain."""
+
+    tool: str
+    text: str
+
+
+@dataclass(frozen=True)
 class ScriptRule:
-    """A reply and the texts a request must contain to get it (none: any request)."""
+    """A reply and the texts a request must contain to get it (none: any request).
+
+    `expected` maps the id of each scripted call whose result is checked to what it must hold.
+    """
 
     when: tuple[str, ...]
     reply: Reply
+    expected: Mapping[str, ExpectedResult] = field(default_factory=dict)
 
-    def matches(self, request_text: str) -> bool:
+    def matches(self, request_text: str, results: Mapping[str, str]) -> bool:
+        """Whether the rule answers a request of this text that sends back `results`: its texts
+        occur in it, and its tool calls (if any) were not made yet."""
+        if any(call.call_id in results for call in self.reply.calls):
+            return False
         return all(needle in request_text for needle in self.when)
 
 
@@ -66,9 +96,13 @@ class ReplyScript:
 
     def reply_to(self, request: RecordedRequest) -> Reply:
         """What the server answers `request`; usable as a `FakeProviderServer` responder."""
+        results = request.tool_results
+        mismatch = self._result_mismatch(results)
+        if mismatch is not None:
+            return Reply.error(422, mismatch, error_type="script_error")
         text = "\n".join(_strings(request.body))
         for rule in self.rules:
-            if rule.matches(text):
+            if rule.matches(text, results):
                 return rule.reply
         if self.default is not None:
             return self.default
@@ -77,6 +111,18 @@ class ReplyScript:
             "the reply script has no rule matching this request and no `default` reply",
             error_type="script_error",
         )
+
+    def _result_mismatch(self, results: Mapping[str, str]) -> str | None:
+        for rule in self.rules:
+            for call_id, expected in rule.expected.items():
+                returned = results.get(call_id)
+                if returned is not None and expected.text not in returned:
+                    shown = returned if len(returned) <= 300 else f"{returned[:300]}..."
+                    return (
+                        f"the reply script expected the result of tool {expected.tool!r} to"
+                        f" contain {expected.text!r}; the tool returned {shown!r}"
+                    )
+        return None
 
 
 def load_reply_script(path: str | Path) -> ReplyScript:
@@ -119,16 +165,23 @@ def reply_script_from(document: object, *, where: str = "reply script") -> Reply
     if not isinstance(raw_rules, list):
         raise ReplyScriptError(f"{where}: `rules` must be a list")
     rules = tuple(
-        _rule(raw, f"{where} rule {number}", delay) for number, raw in enumerate(raw_rules, start=1)
+        _rule(raw, f"{where} rule {number}", delay, number)
+        for number, raw in enumerate(raw_rules, start=1)
     )
     raw_default = document.get("default")
-    default = None if raw_default is None else _rule(raw_default, f"{where} default", delay).reply
+    default = (
+        None if raw_default is None else _rule(raw_default, f"{where} default", delay, 0).reply
+    )
+    if default is not None and default.calls:
+        raise ReplyScriptError(
+            f"{where} default: a default reply cannot make tool calls; script them in a rule"
+        )
     if not rules and default is None:
         raise ReplyScriptError(f"{where}: the script has no rules and no default reply")
     return ReplyScript(rules, default)
 
 
-def _rule(raw: object, where: str, delay: float) -> ScriptRule:
+def _rule(raw: object, where: str, delay: float, number: int) -> ScriptRule:
     if not isinstance(raw, Mapping):
         raise ReplyScriptError(f"{where}: expected a mapping")
     unknown = sorted(set(raw) - _RULE_FIELDS)
@@ -140,13 +193,48 @@ def _rule(raw: object, where: str, delay: float) -> ScriptRule:
         raise ReplyScriptError(f"{where}: `when` must be a text or a list of texts")
     kinds = [kind for kind in _REPLY_KINDS if kind in raw]
     if len(kinds) != 1:
-        raise ReplyScriptError(f"{where}: give exactly one of text, json or error")
+        raise ReplyScriptError(f"{where}: give exactly one of text, json, error or tool_calls")
+    usage = _usage(raw.get("usage"), where)
+    expected: dict[str, ExpectedResult] = {}
     try:
-        reply = _reply(kinds[0], raw[kinds[0]], _usage(raw.get("usage"), where))
+        if kinds[0] == "tool_calls":
+            calls = _calls(raw["tool_calls"], where, number, expected)
+            reply = Reply.tool_calls(*calls, usage=usage)
+        else:
+            reply = _reply(kinds[0], raw[kinds[0]], usage)
     except (TypeError, ValueError) as error:
         raise ReplyScriptError(f"{where}: {error}") from None
     seconds = _seconds(raw.get("delay", delay), f"{where}: delay")
-    return ScriptRule(tuple(needles), replace(reply, delay_seconds=seconds))
+    return ScriptRule(tuple(needles), replace(reply, delay_seconds=seconds), expected)
+
+
+def _calls(
+    raw: object, where: str, number: int, expected: dict[str, ExpectedResult]
+) -> list[ToolCall]:
+    """The tool calls of a rule, each with an id of its own in the script (so a request that
+    answers them is recognised), and what their results must contain, into `expected`."""
+    if not isinstance(raw, list) or not raw:
+        raise ReplyScriptError(f"{where}: `tool_calls` must be a non-empty list of calls")
+    calls: list[ToolCall] = []
+    for index, item in enumerate(raw, start=1):
+        at = f"{where} tool call {index}"
+        if not isinstance(item, Mapping):
+            raise ReplyScriptError(f"{at}: expected a mapping with name and arguments")
+        unknown = sorted(set(item) - _CALL_FIELDS)
+        if unknown:
+            raise ReplyScriptError(f"{at}: unknown key(s) {', '.join(map(str, unknown))}")
+        name, arguments, result = item.get("name"), item.get("arguments", {}), item.get("result")
+        if not isinstance(name, str) or not name:
+            raise ReplyScriptError(f"{at}: `name` must be the tool's name")
+        if not isinstance(arguments, Mapping):
+            raise ReplyScriptError(f"{at}: `arguments` must be a mapping of the tool's params")
+        if result is not None and (not isinstance(result, str) or not result):
+            raise ReplyScriptError(f"{at}: `result` must be the text the tool's result holds")
+        call = ToolCall(name, dict(arguments), call_id=f"script_r{number}_c{index}")
+        if result is not None:
+            expected[str(call.call_id)] = ExpectedResult(name, result)
+        calls.append(call)
+    return calls
 
 
 def _reply(kind: str, value: Any, usage: Usage | None) -> Reply:

@@ -11,13 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, ClassVar, Literal
 
 from promptkit.errors import WorkspaceError
 from promptkit.hostfiles import PathGlob
-from promptkit.prompt import Tool, ToolContext, ToolResult
+from promptkit.prompt import Tool, ToolContext, ToolResult, param_field
 from promptkit.workspace._grep import search_lines
 from promptkit.workspace._overlay import BinaryFileError, Overlay, VfsFile, normalize_vfs_path
 
@@ -33,58 +31,62 @@ MAX_GREP_MATCHES = 200
 MAX_PATTERN_CHARS = 1000
 
 
-class _ListDirectoryParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: str = Field(default="/", description="Directory to list, e.g. `/` or `/src`.")
+@dataclass(frozen=True)
+class _ListDirectoryParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    path: str = param_field("Directory to list, e.g. `/` or `/src`.", default="/")
 
 
-class _ReadFileParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: str = Field(description="File to read, e.g. `/src/app.py`.")
-    offset: int = Field(default=0, ge=0, description="Number of lines to skip from the start.")
-    limit: int = Field(
+@dataclass(frozen=True)
+class _ReadFileParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    path: str = param_field("File to read, e.g. `/src/app.py`.")
+    offset: int = param_field("Number of lines to skip from the start.", default=0, ge=0)
+    limit: int = param_field(
+        f"Most lines to return (at most {MAX_READ_LINES}).",
         default=DEFAULT_READ_LINES,
         ge=1,
         le=MAX_READ_LINES,
-        description=f"Most lines to return (at most {MAX_READ_LINES}).",
     )
 
 
-class _GlobParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    pattern: str = Field(
-        min_length=1,
-        description="Glob relative to `path`: `*` and `?` stay within a directory, `**` spans"
+@dataclass(frozen=True)
+class _GlobParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    pattern: str = param_field(
+        "Glob relative to `path`: `*` and `?` stay within a directory, `**` spans"
         " directories (e.g. `**/*.py`).",
+        min_length=1,
     )
-    path: str = Field(default="/", description="Directory the pattern is relative to.")
+    path: str = param_field("Directory the pattern is relative to.", default="/")
 
 
-class _GrepParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    pattern: str = Field(
+@dataclass(frozen=True)
+class _GrepParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    pattern: str = param_field(
+        "Python regular expression searched line by line.",
         min_length=1,
         max_length=MAX_PATTERN_CHARS,
-        description="Python regular expression searched line by line.",
     )
-    path: str = Field(default="/", description="Directory (or file) to search under.")
-    glob: str | None = Field(
-        default=None, description="Only search files whose path relative to `path` matches."
+    path: str = param_field("Directory (or file) to search under.", default="/")
+    glob: str | None = param_field(
+        "Only search files whose path relative to `path` matches.", default=None
     )
-    ignore_case: bool = Field(default=False, description="Match case-insensitively.")
-    max_matches: int = Field(
-        default=50, ge=1, le=MAX_GREP_MATCHES, description="Most matching lines to return."
+    ignore_case: bool = param_field("Match case-insensitively.", default=False)
+    max_matches: int = param_field(
+        "Most matching lines to return.", default=50, ge=1, le=MAX_GREP_MATCHES
     )
 
 
-class _WriteFileParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: str = Field(description="File to write, e.g. `/notes/plan.md`.")
-    content: str = Field(description="The text to write.")
-    mode: Literal["overwrite", "append", "create"] = Field(
+@dataclass(frozen=True)
+class _WriteFileParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    path: str = param_field("File to write, e.g. `/notes/plan.md`.")
+    content: str = param_field("The text to write.")
+    mode: Literal["overwrite", "append", "create"] = param_field(
+        "`overwrite` replaces the file, `append` adds to it, `create` refuses an existing file.",
         default="overwrite",
-        description="`overwrite` replaces the file, `append` adds to it, `create` refuses an"
-        " existing file.",
     )
 
 
