@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         Finish as Finish,
         Reply as Reply,
         ReplyKind as ReplyKind,
+        StreamFault as StreamFault,
         ToolCall as ToolCall,
         Usage as Usage,
     )
@@ -61,6 +62,7 @@ else:
                 "Finish",
                 "Reply",
                 "ReplyKind",
+                "StreamFault",
                 "ToolCall",
                 "Usage",
             ),
