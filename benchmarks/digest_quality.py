@@ -20,18 +20,20 @@ The matching rule, kept deliberately simple and independent of the digest's own 
   left out. A command is
   identified by its first two words after dropping flags (and the value of flags that take
   one, such as `-p oxc` or `-scheme App`), `VAR=value`, `cd dir &&`, `pnpm run`/`yarn run` ->
-  `pnpm`/`yarn`, and taking a third word after a word that runs another (`run`, `exec`, `x`,
-  `task`: `uv run pytest`, `bundle exec rake`, `deno task test`) or after a build tool's
-  step verb (`zig build test`, `nix flake check`). It is recalled when those words appear,
+  `pnpm`/`yarn`, `npm run test` -> `npm test` (npm's own alias), and taking a third word
+  after a word that runs another (`run`, `exec`, `x`, `task`: `uv run pytest`, `bundle exec
+  rake`, `deno task test`) or after a build tool's step verb (`zig build test`, `nix flake
+  check`). It is recalled when those words appear,
   in order and adjacent, in some inline code span of the digest (the digest's spans are read
   with the same rule).
 - Paths: inline code spans that name a file or folder that exists in the repository; recalled
   when the digest contains the path (without a trailing slash).
 - Tools: words from a fixed vocabulary of developer tools that the agent files mention;
   recalled when the digest mentions the word. A word followed by `.` and a letter is a
-  qualified name or a file (`uv.Screen`, `uv.lock`), not the tool. Names that are also
-  everyday English (`just`, `make`) count only inside code, and `pre-commit hook` is git's
-  hook, not the pre-commit tool.
+  qualified name or a file (`uv.Screen`, `uv.lock`), and one after `/` a path's part
+  (`githooks/pre-commit`), not the tool. Names that are also everyday English (`just`,
+  `make`) count only inside shell code (inline code and shell blocks, comments left out: not
+  a Python block's `# just call it`), and `pre-commit hook` is git's hook, not the tool.
 Tokens are the digest's UTF-8 bytes / 4, rounded up (the budget's own measure); "unwritten"
 counts the Commands lines whose program or first argument no file of the repository names
 (after the agent files are removed): a command the digest may have invented, listed for review
@@ -102,6 +104,8 @@ _VALUE_FLAGS = {
 # Words after which the next word says what runs (`bundle exec rake`, `deno task test`), and
 # build tools whose step follows a verb (`zig build test`, `nix flake check`).
 _RUNS_NEXT = {"run", "exec", "x", "task"}
+# npm runs these scripts by their name alone: `npm test` is `npm run test`.
+_NPM_LIFECYCLE = {"test", "start", "stop", "restart"}
 _STEP_VERBS = {("zig", "build"), ("nix", "flake"), ("dart", "run"), ("swift", "package")}
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(\w*)")
 _SHELL = {"", "bash", "sh", "shell", "console", "zsh", "text"}
@@ -149,6 +153,8 @@ def words_of(command: str) -> list[str]:
         words[0] = words[0].removeprefix("./")  # `./bin/test` runs `bin/test`
     if len(words) >= 3 and words[0] in ("pnpm", "yarn") and words[1] == "run":
         del words[1]
+    if len(words) >= 3 and words[:2] == ["npm", "run"] and words[2] in _NPM_LIFECYCLE:
+        del words[1]  # `npm run test` is `npm test`
     return words
 
 
@@ -206,27 +212,33 @@ def agent_facts(
     return commands, paths, {tool for tool in _TOOLS if mentions(text, tool)}
 
 
-def code_of(text: str) -> str:
-    """The code in markdown `text`: its fenced blocks and inline code spans."""
+def shell_code_of(text: str) -> str:
+    """The shell code in markdown `text`: its inline code spans and the lines of its shell (or
+    untyped) fenced blocks, comments left out; a Python or Ruby block is another language."""
     code: list[str] = []
     fence: str | None = None
+    shell = False
     for line in text.splitlines():
         opening = _FENCE.match(line)
         if opening is not None:
             if fence is None:
-                fence = opening.group(1)
+                fence, shell = opening.group(1), opening.group(2).lower() in _SHELL
             elif line.strip().startswith(fence):
                 fence = None
             continue
-        code.extend([line] if fence is not None else _INLINE.findall(line))
+        if fence is None:
+            code.extend(_INLINE.findall(line))
+        elif shell:
+            code.append(re.sub(r"(?:^|\s)#.*$", "", line))
     return "\n".join(code)
 
 
 def mentions(text: str, tool: str) -> bool:
     """Whether markdown `text` names `tool` (the same rule for agent files and digests)."""
-    where = code_of(text) if tool in _ENGLISH_WORDS else text
+    where = shell_code_of(text) if tool in _ENGLISH_WORDS else text
     where = re.sub(r"pre-commit hooks?\b", "", where.lower())
-    return re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-]|\.\w)", where) is not None
+    # After a `/` the word is a path's part (`githooks/pre-commit`), not the tool.
+    return re.search(rf"(?<![\w/-]){re.escape(tool)}(?![\w-]|\.\w)", where) is not None
 
 
 def digest_recall(

@@ -5,8 +5,13 @@ stdin and stdout as pipes, sends `initialize`, `notifications/initialized` and `
 JSON-RPC lines at once, and stops the clock when the `tools/list` answer arrives: the time an
 agent waits before it can call a tool. The client here is a few lines of JSON, so the figure
 is the server's alone. Baselines in the same run, alternated with it so a busy machine favours
-none: `python -c pass` (the interpreter's own start) and `python -m promptkit --help` (the
-command line's start). Figures are medians over the samples.
+none: `python -c pass` (the interpreter's own start), `python -m promptkit --help` (the command
+line's start) and importing the `mcp` SDK's stdio server alone (what any server on the SDK pays
+before its first answer). Figures are medians over the samples.
+
+On a shared machine the wall time measures the queue for the CPU as much as the server; the CPU
+time the server used up to its answer (read from /proc on Linux) does not, and on an idle
+machine the wall time is that plus a few milliseconds of pipes. Both are printed.
 
 Usage: python benchmarks/mcp_bench.py [PATH] [--samples 7]
 """
@@ -43,8 +48,8 @@ REQUESTS = (
 
 def serve_to_tools_list_s(path: Path, state_dir: Path) -> tuple[float, float, int]:
     """Seconds from starting the server to its `tools/list` answer, the CPU seconds the server
-    used in all (its start, the answers and its exit when stdin closes: on a busy machine the
-    CPU time varies far less than the wall time), and how many tools it listed."""
+    had used by then (in all, exit included, where /proc is missing), and how many tools it
+    listed."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [
@@ -63,7 +68,7 @@ def serve_to_tools_list_s(path: Path, state_dir: Path) -> tuple[float, float, in
         text=True,
     )
     assert process.stdin is not None and process.stdout is not None
-    elapsed, tools = 0.0, 0
+    elapsed, tools, cpu = 0.0, 0, None
     try:
         process.stdin.write("".join(json.dumps(request) + "\n" for request in REQUESTS))
         process.stdin.flush()
@@ -75,6 +80,7 @@ def serve_to_tools_list_s(path: Path, state_dir: Path) -> tuple[float, float, in
             message = json.loads(line)
             if message.get("id") == 2:
                 elapsed = time.perf_counter() - started
+                cpu = _cpu_so_far_s(process.pid)
                 tools = len(message["result"]["tools"])
                 break
         else:
@@ -84,14 +90,35 @@ def serve_to_tools_list_s(path: Path, state_dir: Path) -> tuple[float, float, in
     # Closing stdin ends a stdio server; wait4 reaps it and reports the CPU it used.
     _, _, usage = os.wait4(process.pid, 0)
     process.returncode = 0
-    return elapsed, usage.ru_utime + usage.ru_stime, tools
+    return elapsed, cpu if cpu is not None else usage.ru_utime + usage.ru_stime, tools
 
 
-def command_s(*argv: str) -> float:
-    """Seconds `python argv...` takes to run to its end."""
+def _cpu_so_far_s(pid: int) -> float | None:
+    """User + system CPU seconds process `pid` has used, from /proc (None without it)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    # utime and stime are fields 14 and 15 of stat(5); the split starts at field 3.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def command_s(*argv: str) -> tuple[float, float]:
+    """Seconds `python argv...` takes to run to its end, and the CPU seconds it used."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, *argv], capture_output=True, check=True)
-    return time.perf_counter() - started
+    process = subprocess.Popen(
+        [sys.executable, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = 0
+    if status != 0:
+        raise RuntimeError(f"python {' '.join(argv)} failed (wait status {status})")
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+
+
+# os._exit skips the interpreter's teardown, which the server's CPU figure (read at its answer)
+# does not include either.
+SDK_IMPORT = "import os, mcp.server.lowlevel, mcp.server.stdio; os._exit(0)"
 
 
 def main() -> None:
@@ -101,24 +128,34 @@ def main() -> None:
     arguments = parser.parse_args()
     path = Path(arguments.path).resolve()
     state_dir = REPO_ROOT / ".venv" / "mcp-bench-state"
-    serve, serve_cpu, interpreter, help_text = [], [], [], []
+    serve: list[tuple[float, float]] = []
+    baselines: dict[str, list[tuple[float, float]]] = {
+        "python -c pass": [],
+        "promptkit --help": [],
+        "import the mcp SDK": [],
+    }
     tools = 0
     for _ in range(arguments.samples):
         elapsed, cpu, tools = serve_to_tools_list_s(path, state_dir)
-        serve.append(elapsed)
-        serve_cpu.append(cpu)
-        interpreter.append(command_s("-c", "pass"))
-        help_text.append(command_s("-m", "promptkit", "--help"))
-    serve_s = statistics.median(serve)
-    interpreter_s = statistics.median(interpreter)
-    help_s = statistics.median(help_text)
-    print(f"workspace: {path} ({tools} tools listed)")
-    print(f"mcp serve to tools/list: {serve_s * 1000:.0f} ms (median of {arguments.samples})")
-    print(f"  its CPU time in all:   {statistics.median(serve_cpu) * 1000:.0f} ms (user + system)")
-    print(f"python -c pass:          {interpreter_s * 1000:.0f} ms (baseline, same run)")
-    print(f"promptkit --help:        {help_s * 1000:.0f} ms (baseline, same run)")
-    print(
-        f"ratio serve/python: {serve_s / interpreter_s:.1f}, serve/--help: {serve_s / help_s:.1f}"
+        serve.append((elapsed, cpu))
+        baselines["python -c pass"].append(command_s("-c", "pass"))
+        baselines["promptkit --help"].append(command_s("-m", "promptkit", "--help"))
+        baselines["import the mcp SDK"].append(command_s("-c", SDK_IMPORT))
+    serve_s, serve_cpu = _medians(serve)
+    print(f"workspace: {path} ({tools} tools listed); wall and CPU ms, median of {len(serve)}")
+    print(f"{'mcp serve to tools/list':24} {serve_s * 1000:6.0f} wall {serve_cpu * 1000:6.0f} CPU")
+    for name, samples in baselines.items():
+        wall, cpu = _medians(samples)
+        print(
+            f"{name:24} {wall * 1000:6.0f} wall {cpu * 1000:6.0f} CPU   serve/this:"
+            f" {serve_s / wall:.1f} wall, {serve_cpu / cpu:.1f} CPU (baseline, same run)"
+        )
+
+
+def _medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
+    return (
+        statistics.median(wall for wall, _ in samples),
+        statistics.median(cpu for _, cpu in samples),
     )
 
 

@@ -81,3 +81,39 @@ def test_a_record_logged_before_any_set_up_goes_to_stderr_at_warning_and_above()
     assert "first_record" in completed.stderr and "where=stderr" in completed.stderr
     assert "below_the_default_level" not in completed.stderr
     assert "first_record" not in completed.stdout
+
+
+# Puts a set-up off until the first record, optionally configures structlog itself first, then
+# logs one record and reports where it went.
+PUT_OFF = """
+import io, json, sys
+from promptkit.logging import configure, configure_on_first_record, get_logger
+stream = io.StringIO()
+configure_on_first_record(lambda: configure(format="json", level="info", stream=stream))
+imported_before_the_record = "structlog" in sys.modules
+if sys.argv[1] == "program-configures":
+    import structlog
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(file=sys.stderr))
+get_logger("promptkit.test").info("first_record")
+print(json.dumps({"imported_before": imported_before_the_record, "put_off": stream.getvalue()}))
+"""
+
+
+def _put_off_run(mode: str) -> dict[str, object]:
+    completed = subprocess.run(
+        [sys.executable, "-c", PUT_OFF, mode], capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 0, completed.stderr
+    report: dict[str, object] = json.loads(completed.stdout)
+    return report
+
+
+def test_a_set_up_put_off_runs_at_the_first_record_and_not_before() -> None:
+    report = _put_off_run("only-promptkit")
+
+    assert report["imported_before"] is False
+    assert json.loads(str(report["put_off"]))["event"] == "first_record"
+
+
+def test_a_program_that_configures_structlog_first_keeps_its_set_up() -> None:
+    assert _put_off_run("program-configures")["put_off"] == ""

@@ -44,11 +44,45 @@ def test_importing_the_error_classes_stays_light() -> None:
     assert loaded & HEAVY_MODULES == set()
 
 
-def test_touching_a_prompt_name_loads_the_prompt_core_on_demand() -> None:
+def test_touching_a_prompt_name_loads_the_prompt_core_without_pydantic_or_jinja2() -> None:
     loaded = _top_level_modules_after("import promptkit\npromptkit.Prompt")
 
-    assert {"pydantic", "jinja2"} <= loaded
-    assert loaded & {"openai", "anthropic"} == set()
+    assert loaded & HEAVY_MODULES == set()
+
+
+# A prompt of the built-in tool sections with a structured output, built and read as
+# `promptkit overrides list` reads it (section hashes), then one of its tools called.
+BUILT_PROMPT = """
+from dataclasses import dataclass
+from pathlib import Path
+from promptkit import (HostMount, PlanningToolsSection, Prompt, Session, TextSection,
+    VfsWorkspaceSection, WorkspaceDigestSection)
+@dataclass(frozen=True)
+class Answer:
+    text: str
+session = Session()
+prompt = Prompt(ns="tests", key="built", output_type=Answer, sections=(
+    TextSection(title="Role", key="role", text="Answer."),
+    VfsWorkspaceSection(session=session, mounts=[HostMount(Path.cwd())]),
+    PlanningToolsSection(session=session),
+    WorkspaceDigestSection(session=session),
+))
+hashes = [section.content_hash for _, section in prompt.iter_sections()]
+"""
+
+
+def test_building_a_prompt_of_the_built_in_tool_sections_imports_no_pydantic() -> None:
+    loaded = _top_level_modules_after(BUILT_PROMPT)
+
+    assert loaded & HEAVY_MODULES == set()
+
+
+def test_pydantic_is_imported_when_a_built_in_tool_is_first_called() -> None:
+    tool = "prompt.find_section(PlanningToolsSection).tools[0]"
+    call = f"{tool}.parse_arguments({{'objective': 'o', 'steps': ['s']}})"
+    loaded = _top_level_modules_after(f"{BUILT_PROMPT}\n{call}")
+
+    assert "pydantic" in loaded
 
 
 def test_import_promptkit_pulls_no_heavy_module_per_importtime() -> None:

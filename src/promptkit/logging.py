@@ -13,13 +13,14 @@ here and its traceback text redacted before any renderer sees it.
 
 A module holds its logger from import time, but structlog (with asyncio, and rich when it is
 installed) is imported, and the default set-up applied, only when a logger is first used: a
-program that imports promptkit and logs nothing pays for neither.
+program that imports promptkit and logs nothing pays for neither. A program can put its own
+set-up off the same way (`configure_on_first_record`, as the `promptkit` command does).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any, Literal, TextIO
 
 from promptkit.errors import ArgumentValueError
@@ -80,6 +81,7 @@ class _Logger:
     def __getattr__(self, attribute: str) -> Any:
         bound = self._bound
         if bound is None:
+            _run_pending_setup()
             import structlog
 
             if not structlog.is_configured():
@@ -91,6 +93,36 @@ class _Logger:
 
     def __repr__(self) -> str:
         return f"<promptkit logger {self._name!r}>"
+
+
+# The set-up `configure_on_first_record` put off, until a promptkit logger is first used; the one
+# piece of state here besides structlog's own configuration, which it is waiting to write.
+_pending_setup: list[Callable[[], None]] = []
+
+
+def configure_on_first_record(setup: Callable[[], None]) -> None:
+    """Run `setup` (which calls `configure`) when a promptkit logger is first used, rather than
+    now: a run that logs nothing then never imports structlog, nor asyncio with it.
+
+    When structlog is already imported, `setup` runs now (it costs nothing more). When the
+    program configures structlog itself before the first record, its set-up stands and `setup`
+    never runs, as if it had run first. Until then, records of structlog's own loggers (not
+    promptkit's) get structlog's defaults.
+    """
+    _pending_setup.clear()
+    if "structlog" in sys.modules:
+        setup()
+    else:
+        _pending_setup.append(setup)
+
+
+def _run_pending_setup() -> None:
+    if not _pending_setup:
+        return
+    setup = _pending_setup.pop()
+    structlog = sys.modules.get("structlog")
+    if structlog is None or not structlog.is_configured():
+        setup()
 
 
 def configure(

@@ -1,5 +1,7 @@
-"""The CLI's logging set-up: structlog is imported as if rich were absent (the CLI's records
-never use rich's tracebacks), and rich stays importable for what the command imports later."""
+"""The CLI's logging set-up: made when the first record is written, so a command that logs
+nothing never imports structlog; structlog is then imported as if rich were absent (the CLI's
+records never use rich's tracebacks), and rich stays importable for what the command imports
+later."""
 
 from __future__ import annotations
 
@@ -13,15 +15,20 @@ from ..conftest import REPO_ROOT, run_process
 
 pytest.importorskip("rich")  # without rich installed there is nothing to hide
 
-# Runs a command through `main`, then reports what structlog saw and whether rich imports.
+# Runs a command that logs nothing through `main`, writes a record as a command's first record
+# would, then reports what structlog saw and whether rich imports.
 PROBE = """
 import json, sys
 from promptkit.cli import main
+from promptkit.logging import get_logger
 status = main(sys.argv[1:])
+imported_by_the_command = "structlog" in sys.modules
+get_logger("promptkit.test").debug("first_record")
 import structlog.dev
 import rich.console
 print(json.dumps({
     "status": status,
+    "structlog_imported_by_the_command": imported_by_the_command,
     "structlog_uses_rich": structlog.dev.rich is not None,
     "rich_importable": rich.console.Console is not None,
 }))
@@ -36,6 +43,10 @@ def _probe(repo: Path) -> dict[str, object]:
     report: dict[str, object] = json.loads(completed.stdout.strip().splitlines()[-1])
     assert report["status"] == 0
     return report
+
+
+def test_a_command_that_logs_nothing_never_imports_structlog(repo: Path) -> None:
+    assert _probe(repo)["structlog_imported_by_the_command"] is False
 
 
 def test_the_cli_sets_up_logging_without_structlog_importing_rich(repo: Path) -> None:

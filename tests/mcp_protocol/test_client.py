@@ -18,7 +18,7 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from structlog.testing import capture_logs
 
-from promptkit.adapters import ResponseCompleted, ToolCallFinished
+from promptkit.adapters import ResponseCompleted, ToolCallFinished, ToolCallRecord
 from promptkit.errors import (
     InvalidStateError,
     McpConnectionError,
@@ -97,22 +97,32 @@ def test_stream_runs_the_same_tool_round(
     assert isinstance(events[-1], ResponseCompleted)
 
 
-def test_aevaluate_calls_the_servers_tools_from_asyncio(
-    server: FakeProviderServer, notes: Path
-) -> None:
-    server.enqueue(Reply.tool_calls(ToolCall("notes_lookup", {"term": "deploy"})), Reply.text("ok"))
-    wire = WIRES[2]
+def aevaluate_with_notes(server: FakeProviderServer, notes: Path, wire: Wire) -> ToolCallRecord:
+    """The one tool call of `aevaluate` on the notes prompt, over `wire`'s async SDK client."""
 
-    async def run() -> str:
+    async def run() -> ToolCallRecord:
         async with (
             connect_mcp(notes_server(notes)) as connection,
             wire.async_client(server) as client,
         ):
             adapter = wire.adapter(async_client=client)
-            response = await adapter.aevaluate(notes_prompt(connection), session=Session())
-        return response.tool_calls[0].result.message
+            response = await adapter.aevaluate(
+                notes_prompt(connection), session=Session(), deadline=WAIT_S
+            )
+        (call,) = response.tool_calls
+        return call
 
-    assert within(run()) == "deploy: run `make release` from main"
+    return within(run())
+
+
+def test_aevaluate_calls_the_servers_tools_from_asyncio(
+    server: FakeProviderServer, notes: Path
+) -> None:
+    server.enqueue(Reply.tool_calls(ToolCall("notes_lookup", {"term": "deploy"})), Reply.text("ok"))
+
+    call = aevaluate_with_notes(server, notes, WIRES[2])
+
+    assert call.result.message == "deploy: run `make release` from main"
 
 
 @pytest.mark.parametrize("wire", ["responses"], indirect=True)
@@ -153,6 +163,17 @@ def test_a_server_that_dies_mid_call_is_a_typed_error_not_a_hang(
     (failed,) = [log for log in logs if log["event"] == "tool_handler_failed"]
     assert failed["error_type"] == "McpConnectionError"
     assert "'notes'" in failed["error"] and "went away while 'crash' ran" in failed["error"]
+
+
+def test_a_server_that_dies_mid_call_in_aevaluate_fails_the_call_without_a_hang(
+    server: FakeProviderServer, notes: Path
+) -> None:
+    server.enqueue(Reply.tool_calls(ToolCall("notes_crash", {})), Reply.text("the notes are gone"))
+
+    call = aevaluate_with_notes(server, notes, WIRES[0])
+
+    assert not call.success
+    assert "McpConnectionError" in call.result.message
 
 
 @pytest.mark.parametrize("wire", ["chat"], indirect=True)

@@ -15,6 +15,7 @@ import mcp_types
 import pytest
 from mcp import Client, MCPError
 
+from promptkit.cli import main
 from promptkit.digest import WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery import bind_workspace
 from promptkit.mcp import DIGEST_URI, ServeOptions, build_workspace_server
@@ -412,3 +413,23 @@ def test_a_call_runs_with_the_servers_call_timeout_as_its_deadline(
 
     assert result.is_error
     assert "vfs_grep stopped after 0s" in text_of(result)
+
+
+def test_a_global_digest_is_served_as_a_shared_override_with_its_freshness(
+    workspace: Path, state_dir: Path
+) -> None:
+    optimize = ["optimize", str(workspace), "--provider", "static", "--scope", "global"]
+    assert main([*optimize, "--state-dir", str(state_dir)]) == 0
+
+    async def session() -> mcp_types.CallToolResult:
+        async with in_process(workspace, state_dir) as client:
+            return await client.call_tool("workspace_digest", {})
+
+    facts = within(session()).structured_content
+
+    assert facts is not None
+    assert (facts["origin"], facts["freshness"], facts["is_stale"]) == (
+        "shared-override",
+        "fresh",
+        False,
+    )

@@ -4,10 +4,11 @@ rule that one prompt offers each tool name once.
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 import pytest
 from hypothesis import given, strategies as st
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from promptkit import (
     MarkdownSection,
@@ -19,6 +20,7 @@ from promptkit import (
     ToolResult,
 )
 from promptkit.errors import ToolValidationError
+from promptkit.prompt import param_field
 
 TOOL_NAME_RULE = re.compile(r"[a-z0-9_-]{1,64}")
 
@@ -70,6 +72,41 @@ def test_schema_comes_from_dataclass_params() -> None:
     assert schema["properties"]["x"]["type"] == "integer"
     assert schema["properties"]["label"]["default"] == "here"
     assert sorted(schema["required"]) == ["x", "y"]
+
+
+class Page(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(description="File to read.")
+    limit: int = Field(default=400, ge=1, le=2000, description="Most lines.")
+
+
+@dataclass(frozen=True)
+class PageFields:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    path: str = param_field("File to read.")
+    limit: int = param_field("Most lines.", default=400, ge=1, le=2000)
+
+
+def _page_tool(params_type: type[object]) -> Tool[object]:
+    return Tool(
+        name="page",
+        description="Read a page.",
+        params_type=params_type,
+        handler=lambda params, context: ToolResult(message="ok"),
+    )
+
+
+def test_param_fields_give_a_dataclass_the_schema_and_contract_of_a_model_with_fields() -> None:
+    model, fields = _page_tool(Page), _page_tool(PageFields)
+    titled = {**fields.parameters_schema, "title": "Page"}
+
+    assert titled == model.parameters_schema
+    assert "description" not in fields.parameters_schema
+
+
+def test_param_field_constraints_are_checked_when_arguments_are_parsed() -> None:
+    with pytest.raises(ToolValidationError, match="limit"):
+        _page_tool(PageFields).parse_arguments({"path": "a.py", "limit": 0})
 
 
 def test_contract_hash_changes_when_the_description_changes() -> None:

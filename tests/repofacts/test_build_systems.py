@@ -401,7 +401,8 @@ def test_each_ecosystems_checks_run_through_the_projects_own_runner(build: Build
     assert {"deno task dev", "deno lint"} <= commands["deno"]
 
 
-# A CI file and a contributor doc that name a folder, an unexpanded variable and installs.
+# A CI file and a contributor doc that name a folder, an unexpanded variable, installs, a
+# command's output stored in a variable and a line cut short.
 NOT_COMMANDS = {
     "Makefile": "test:\n\tpytest\n",
     "pyproject.toml": "[project]\nname = 'shop'\n[tool.ruff]\n",
@@ -411,6 +412,9 @@ NOT_COMMANDS = {
         'docker build -t "${APP_NAME}" .',
         'for proj in core web; do pytest "$proj"; done',
         "uv pip install ruff",
+        "out=$(nix build -L --print-out-paths)",
+        'git diff "${{ github.event.pull_request.base.sha }}"',
+        "make &&",
         "make test",
     ),
     "CONTRIBUTING.md": (
@@ -432,7 +436,16 @@ def test_folders_variables_and_installs_are_never_shown_as_commands(tmp_path: Pa
     shown = digest.split("### Layout")[0] + workflows
     assert not [command for command in commands if "artifacts/packages" in command]
     assert not [command for command in commands if "$" in command or "install" in command]
-    for text in ("artifacts/packages", "APP_NAME", "$proj", "pip install", "TEST_ARGS"):
+    assert not [command for command in commands if "&&" in command or "print-out-paths" in command]
+    not_commands = (
+        "artifacts/packages",
+        "APP_NAME",
+        "$proj",
+        "pip install",
+        "TEST_ARGS",
+        "nix build",
+    )
+    for text in not_commands:
         assert text not in shown
     assert "- Test: `make test` = `pytest` (Makefile; CI runs it)" in digest
     assert "`ruff check .`" in shown

@@ -8,7 +8,9 @@ Conventions every subcommand follows, so the command line reads the same everywh
 - every `--help` ends with an example and the exit statuses (`HELP_EXAMPLES` below);
 - a command with work to start in other processes at once (optimize's listing helper) sets a
   `head_start` default: a context manager factory called with the parsed arguments before
-  logging is set up (which imports structlog), left when the command ends.
+  anything else runs, left when the command ends;
+- logging is set up as the options say when the first record is written, so a command that
+  logs nothing never imports structlog.
 
 Each command lives in its own module, whose `register(parser)` fills in the command's parser.
 `COMMANDS` names each module with the command's one-line summary, which is all `promptkit
@@ -205,23 +207,27 @@ def _commands(
 
 
 def _configure_logging(args: argparse.Namespace) -> None:
-    """Route log records as `--log-format` and `--log-level` say.
+    """Route log records as `--log-format` and `--log-level` say, from the first record on.
 
-    structlog imports rich, when it is installed, for the tracebacks it can render: a twentieth
-    of a second, and the CLI's records never use them (promptkit formats and redacts every
-    exception before a renderer sees it). So structlog is imported here as if rich were absent;
-    rich stays importable for anything imported later.
+    structlog, and asyncio with it, is imported when the first record is written: a command
+    that logs nothing (a listing) never imports it. And it is imported as if rich were absent:
+    structlog imports rich, when it is installed, for the tracebacks it can render (a twentieth
+    of a second), and the CLI's records never use them (promptkit formats and redacts every
+    exception before a renderer sees it); rich stays importable for anything imported later.
     """
-    hides_rich = "rich" not in sys.modules and "structlog" not in sys.modules
-    if hides_rich:
-        sys.modules["rich"] = None  # type: ignore[assignment]  # `import rich` fails meanwhile
-    try:
-        from promptkit.logging import configure
+    from promptkit.logging import configure, configure_on_first_record
 
-        configure(format=args.log_format, level=args.log_level)  # imports structlog
-    finally:
+    def set_up() -> None:
+        hides_rich = "rich" not in sys.modules and "structlog" not in sys.modules
         if hides_rich:
-            del sys.modules["rich"]
+            sys.modules["rich"] = None  # type: ignore[assignment]  # `import rich` fails meanwhile
+        try:
+            configure(format=args.log_format, level=args.log_level)  # imports structlog
+        finally:
+            if hides_rich:
+                del sys.modules["rich"]
+
+    configure_on_first_record(set_up)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,7 +17,6 @@ from pathlib import Path
 from promptkit._names import is_valid_key
 from promptkit.errors import SessionError, WorkspaceError
 from promptkit.hostfiles import WorkspaceManifest, describe_workspace
-from promptkit.secrets import find_secrets
 from promptkit.session import SessionProtocol, register_slice_type, upsert_by
 
 DIGEST_SLICE_NAME = "promptkit.workspace-digest"
@@ -87,6 +86,8 @@ def set_workspace_digest(
             f"workspace digest for {section_key!r} is empty: pass the digest text to store"
             " (use clear_workspace_digest to remove a digest)"
         )
+    from promptkit.secrets import find_secrets
+
     findings = find_secrets(text, location=f"workspace digest {section_key!r}")
     if findings:
         where = ", ".join(f"{finding.rule} (line {finding.line})" for finding in findings)

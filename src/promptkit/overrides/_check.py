@@ -26,7 +26,6 @@ from promptkit.overrides._shared import SharedSectionOverride
 from promptkit.overrides._toml_format import key_line, table_header_line, table_line
 from promptkit.overrides._validation import credential_text
 from promptkit.prompt import Prompt, PromptOverride
-from promptkit.secrets import find_secrets
 
 EntryStatus = Literal["fresh", "stale", "unknown", "not-accepted", "unknown-params"]
 
@@ -119,11 +118,12 @@ class OverrideProblem:
 
 def entry_states(prompt: Prompt[Any], override: PromptOverride) -> tuple[EntryState, ...]:
     """The state of every entry of `override` against `prompt`, sections first."""
-    descriptor = prompt.descriptor
+    # The sections themselves, not `prompt.descriptor`: that also hashes every tool's contract,
+    # which builds each tool's JSON schema, and only the tools with entries need theirs.
     name = f"{prompt.ns}/{prompt.key}"
     states: list[EntryState] = []
     for path, entry in sorted(override.sections.items()):
-        target = descriptor.section(path)
+        target = prompt.section_at(path)
         status: EntryStatus
         if target is None:
             status = "unknown"
@@ -131,7 +131,7 @@ def entry_states(prompt: Prompt[Any], override: PromptOverride) -> tuple[EntrySt
             status = "not-accepted"
         else:
             status = "fresh" if target.content_hash == entry.expected_hash else "stale"
-        code_hash = target.content_hash if target else None
+        code_hash = target.content_hash if target is not None else None
         states.append(
             EntryState("sections", "/".join(path), status, name, entry.expected_hash, code_hash)
         )
@@ -229,6 +229,8 @@ def check_overrides(
 
 
 def _credential_problems(file: Path, text: str) -> list[OverrideProblem]:
+    from promptkit.secrets import find_secrets
+
     findings = find_secrets(text)
     return [
         OverrideProblem(

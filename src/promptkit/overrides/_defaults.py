@@ -23,7 +23,6 @@ from promptkit.prompt import (
     ToolOverride,
     normalize_body,
 )
-from promptkit.secrets import find_secrets
 
 _log = get_logger("promptkit.overrides")
 
@@ -58,6 +57,8 @@ def seed_entries(
 
     A default that looks like a credential is left out, with a `seed_section_skipped` warning.
     """
+    from promptkit.secrets import find_secrets
+
     sections: dict[SectionPath, SectionOverride] = {}
     tools: dict[str, ToolOverride] = {}
     for path, section in prompt.iter_sections():

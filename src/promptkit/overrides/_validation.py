@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from promptkit.errors import OverridesError
 from promptkit.overrides._layout import require_section_path
@@ -26,7 +26,9 @@ from promptkit.prompt import (
     Tool,
     ToolOverride,
 )
-from promptkit.secrets import SecretFinding, find_secrets
+
+if TYPE_CHECKING:
+    from promptkit.secrets import SecretFinding
 
 
 def checked_entries(
@@ -120,6 +122,9 @@ def checked_text(text: object, *, where: str) -> str:
     # TOML turns a CRLF inside a multi-line string into LF on reading; storing LF keeps the
     # text read back equal to the text written.
     text = text.replace("\r\n", "\n")
+    # Imported by the first check: a program that only reads overrides compiles no rule.
+    from promptkit.secrets import find_secrets
+
     findings = find_secrets(text)
     if findings:
         raise OverridesError(

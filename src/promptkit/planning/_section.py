@@ -3,37 +3,39 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Self
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, ClassVar, Self
 
 from promptkit.errors import ArgumentTypeError
 from promptkit.planning._plan import Plan, StepStatus
 from promptkit.planning._strategies import GUIDANCE, PlanningStrategy
-from promptkit.prompt import RenderContext, Section, Tool, ToolContext, ToolResult
+from promptkit.prompt import RenderContext, Section, Tool, ToolContext, ToolResult, param_field
 from promptkit.session import Session, replace_latest
 
 
-class _SetupPlanParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    objective: str = Field(min_length=1, description="What the work must achieve.")
-    steps: list[str] = Field(min_length=1, description="Concrete steps, in order.")
+@dataclass(frozen=True)
+class _SetupPlanParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    objective: str = param_field("What the work must achieve.", min_length=1)
+    steps: list[str] = param_field("Concrete steps, in order.", min_length=1)
 
 
-class _AddStepParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    title: str = Field(min_length=1, description="The new step, appended at the end.")
+@dataclass(frozen=True)
+class _AddStepParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    title: str = param_field("The new step, appended at the end.", min_length=1)
 
 
-class _UpdateStepParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    step_id: int = Field(ge=1, description="The number of the step to update.")
-    status: StepStatus = Field(description="The step's new status.")
-    notes: str | None = Field(default=None, description="What was found or why it changed.")
+@dataclass(frozen=True)
+class _UpdateStepParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    step_id: int = param_field("The number of the step to update.", ge=1)
+    status: StepStatus = param_field("The step's new status.")
+    notes: str | None = param_field("What was found or why it changed.", default=None)
 
 
-class _ReadPlanParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass(frozen=True)
+class _ReadPlanParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from promptkit.prompt._params import (
         describe_validation_error as describe_validation_error,
+        param_field as param_field,
         params_from_json as params_from_json,
         read_params_argument as read_params_argument,
         type_adapter as type_adapter,
@@ -72,6 +73,7 @@ else:
             ),
             "promptkit.prompt._params": (
                 "describe_validation_error",
+                "param_field",
                 "params_from_json",
                 "read_params_argument",
                 "type_adapter",

@@ -12,11 +12,16 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from jinja2 import Template, nodes
-
-from promptkit.prompt._markdown import TEMPLATE_ENVIRONMENT, MarkdownSection
+from promptkit.prompt._markdown import MarkdownSection, template_environment
 from promptkit.prompt._section import LEADING_BLANK_LINES as _LEADING_BLANK_LINES
+
+if TYPE_CHECKING:
+    from jinja2 import Template, nodes
+
+# jinja2 is imported by the functions that build templates: a prompt is planned (`value_name`,
+# `body_name`) when it is built, and compiled only when it is first rendered.
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,8 @@ def heading_texts(entries: Sequence[ShapeEntry]) -> list[str]:
 
 def compile_shape(entries: Sequence[ShapeEntry]) -> Template:
     """One template that renders every entry, headings included."""
+    from jinja2 import nodes
+
     body: list[nodes.Node] = []
     for position, (entry, heading) in enumerate(zip(entries, heading_texts(entries), strict=True)):
         prefix = "\n\n" if position else ""
@@ -64,11 +71,14 @@ def compile_shape(entries: Sequence[ShapeEntry]) -> Template:
         else:
             body.extend(_inline_body(entry.index, entry.inline, prefix + heading))
     tree = nodes.Template(body)
-    tree.set_environment(TEMPLATE_ENVIRONMENT)
-    return TEMPLATE_ENVIRONMENT.from_string(tree)
+    environment = template_environment()
+    tree.set_environment(environment)
+    return environment.from_string(tree)
 
 
 def _inline_body(index: int, section: MarkdownSection, heading: str) -> list[nodes.Node]:
+    from jinja2 import nodes
+
     tree = copy.deepcopy(section.template_ast)
     _rename_names(tree, index)
     if _strip_static_edges(tree.body):
@@ -91,13 +101,15 @@ def _rename_names(tree: nodes.Template, index: int) -> None:
     Globals such as `range` keep their name unless the template assigns them itself, so no
     section can read or overwrite another section's names in the combined template.
     """
+    from jinja2 import nodes
+
     assigned = {
         node.name
         for node in tree.find_all((nodes.Name, nodes.NSRef, nodes.Macro))
         if isinstance(node, nodes.NSRef | nodes.Macro)
         or (isinstance(node, nodes.Name) and node.ctx in ("store", "param"))
     }
-    kept = (set(TEMPLATE_ENVIRONMENT.globals) - assigned) | _JINJA_BOUND_NAMES
+    kept = (set(template_environment().globals) - assigned) | _JINJA_BOUND_NAMES
     for node in tree.find_all((nodes.Name, nodes.NSRef, nodes.Macro)):
         if isinstance(node, nodes.Name | nodes.NSRef | nodes.Macro) and node.name not in kept:
             node.name = value_name(index, node.name)
@@ -109,6 +121,8 @@ def _strip_static_edges(body: list[nodes.Node]) -> bool:
     Returns False (and changes nothing) unless both edges are literal and non-blank, so the
     rendered body is certain to be non-empty and already normalised.
     """
+    from jinja2 import nodes
+
     if not body or not isinstance(body[0], nodes.Output) or not isinstance(body[-1], nodes.Output):
         return False
     first, last = body[0].nodes, body[-1].nodes

@@ -8,16 +8,18 @@ checked when the Prompt is built.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
-from typing import Any
-
-from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
-from jinja2.sandbox import SandboxedEnvironment
+from typing import TYPE_CHECKING, Any
 
 from promptkit.errors import PromptRenderError, PromptValidationError
 from promptkit.prompt._override_types import SectionPath
 from promptkit.prompt._params import params_field_names
 from promptkit.prompt._section import RenderContext, Section, normalize_body
+
+if TYPE_CHECKING:
+    from jinja2 import Template, nodes
+    from jinja2.sandbox import SandboxedEnvironment
 
 
 def _block_filter(text: str) -> str:
@@ -25,7 +27,14 @@ def _block_filter(text: str) -> str:
     return "\n\n" + body if body else ""
 
 
-def _make_environment() -> SandboxedEnvironment:
+# jinja2 is imported when the first template is parsed, not when promptkit is: a program that
+# imports the prompt core without building a MarkdownSection (an overrides store) pays nothing.
+@functools.cache
+def template_environment() -> SandboxedEnvironment:
+    """The one environment every section template is parsed, compiled and rendered in."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
     environment = SandboxedEnvironment(
         undefined=StrictUndefined,
         autoescape=False,
@@ -36,8 +45,6 @@ def _make_environment() -> SandboxedEnvironment:
     environment.filters["pk_block"] = _block_filter
     return environment
 
-
-TEMPLATE_ENVIRONMENT = _make_environment()
 
 # Names jinja provides itself inside loops, macros and call blocks; never read from params.
 _JINJA_SPECIAL_NAMES = frozenset({"loop", "caller", "varargs", "kwargs", "self", "super"})
@@ -56,16 +63,19 @@ class MarkdownSection(Section):
         super().__post_init__()
         if not isinstance(self.template, str):
             raise PromptValidationError(f"section {self.key!r}: template must be a string")
+        from jinja2 import TemplateSyntaxError, meta
+
+        environment = template_environment()
         try:
-            ast = TEMPLATE_ENVIRONMENT.parse(self.template)
-            compiled = TEMPLATE_ENVIRONMENT.from_string(self.template)
+            ast = environment.parse(self.template)
+            compiled = environment.from_string(self.template)
         except TemplateSyntaxError as error:
             raise PromptValidationError(
                 f"section {self.key!r}: template syntax error on line {error.lineno}:"
                 f" {error.message}"
             ) from error
         _refuse_loader_tags(ast, self.key)
-        used = meta.find_undeclared_variables(ast) - set(TEMPLATE_ENVIRONMENT.globals)
+        used = meta.find_undeclared_variables(ast) - set(environment.globals)
         object.__setattr__(self, "_ast", ast)
         object.__setattr__(self, "_compiled", compiled)
         object.__setattr__(self, "_used_names", frozenset(used - _JINJA_SPECIAL_NAMES))
@@ -112,18 +122,18 @@ class MarkdownSection(Section):
             ) from error
 
 
-_LOADER_TAGS: dict[type[nodes.Node], str] = {
-    nodes.Block: "{% block %}",
-    nodes.Extends: "{% extends %}",
-    nodes.Include: "{% include %}",
-    nodes.Import: "{% import %}",
-    nodes.FromImport: "{% from ... import %}",
-}
-
-
 def _refuse_loader_tags(ast: nodes.Template, key: str) -> None:
     # Sections have no template loader and no inheritance: these tags could only fail at render.
-    for node_type, tag in _LOADER_TAGS.items():
+    from jinja2 import nodes
+
+    loader_tags: dict[type[nodes.Node], str] = {
+        nodes.Block: "{% block %}",
+        nodes.Extends: "{% extends %}",
+        nodes.Include: "{% include %}",
+        nodes.Import: "{% import %}",
+        nodes.FromImport: "{% from ... import %}",
+    }
+    for node_type, tag in loader_tags.items():
         found = next(iter(ast.find_all(node_type)), None)
         if found is not None:
             raise PromptValidationError(

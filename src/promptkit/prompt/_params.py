@@ -5,21 +5,46 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, cast
-
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from typing import TYPE_CHECKING, Any, cast
 
 from promptkit.errors import ArgumentValueError, PromptRenderError
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter, ValidationError
 
 
 def is_params_type(candidate: object) -> bool:
     """Whether `candidate` is a class promptkit accepts as params: a pydantic model or dataclass."""
     return isinstance(candidate, type) and (
-        issubclass(candidate, BaseModel) or dataclasses.is_dataclass(candidate)
+        is_pydantic_model(candidate) or dataclasses.is_dataclass(candidate)
     )
+
+
+def is_pydantic_model(candidate: type[Any]) -> bool:
+    """Whether the class `candidate` is a pydantic model.
+
+    Without importing pydantic: a model class exists only once `pydantic.main` has been
+    imported, so a program that has not imported it (one whose params are dataclasses) does not
+    pay for the import by asking.
+    """
+    main = sys.modules.get("pydantic.main")
+    return main is not None and issubclass(candidate, main.BaseModel)
+
+
+def param_field(description: str, *, default: Any = dataclasses.MISSING, **constraints: Any) -> Any:
+    """A field of a dataclass params type, with its description and the constraints
+    `pydantic.Field` takes (`ge`, `le`, `min_length`, `max_length`, ...).
+
+    pydantic reads them from the field's metadata when it first validates the params or builds
+    their JSON schema, which comes out as a pydantic model's would; so declaring the class does
+    not import pydantic, and a prompt whose tools are never called never does.
+    """
+    metadata = {"description": description, **constraints}
+    return dataclasses.field(default=default, metadata=metadata)
 
 
 def params_field_names(params_type: type[Any]) -> frozenset[str]:
@@ -30,7 +55,7 @@ def params_field_names(params_type: type[Any]) -> frozenset[str]:
 @lru_cache(maxsize=512)
 def _cached_field_names(params_type: Any) -> frozenset[str]:
     names: set[str] = set()
-    if issubclass(params_type, BaseModel):
+    if is_pydantic_model(params_type):
         names.update(params_type.model_fields)
         names.update(params_type.model_computed_fields)
     elif dataclasses.is_dataclass(params_type):
@@ -50,6 +75,8 @@ def type_adapter(target: Any) -> TypeAdapter[Any]:
 
 @lru_cache(maxsize=512)
 def _cached_type_adapter(target: Any) -> TypeAdapter[Any]:
+    from pydantic import TypeAdapter
+
     return TypeAdapter(target)
 
 
@@ -113,6 +140,8 @@ def params_from_json(
             f"prompt {prompt_name}: no section takes params named {', '.join(unknown)}"
             f" (accepted: {accepted})"
         )
+    from pydantic import ValidationError
+
     values = []
     for name, fields in items.items():
         try:

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar, cast, overload
 
-from jinja2 import Template
-
 # A default lets `Prompt[Review]` keep meaning what it did before deps were typed: any deps.
 from typing_extensions import TypeVar as DefaultedTypeVar
 
@@ -42,6 +40,9 @@ from promptkit.prompt._structured import (
 )
 from promptkit.prompt._tool import Tool
 
+if TYPE_CHECKING:
+    from jinja2 import Template
+
 OutputT = TypeVar("OutputT")
 DepsT = DefaultedTypeVar("DepsT", default=Any)
 # Unsolved when a prompt is built without `deps_type`: the default makes it `Prompt[X, None]`.
@@ -56,10 +57,22 @@ RESPONSE_FORMAT_KEY = "response-format"
 @dataclass(frozen=True, kw_only=True, eq=False)
 class _ResponseFormatSection(Section):
     """Appended when a prompt declares an output type: an example reply to fill in, then the
-    JSON schema the reply must match (a model shown the schema alone may answer with it)."""
+    JSON schema the reply must match (a model shown the schema alone may answer with it).
 
-    schema_text: str = ""
-    example_text: str = ""
+    Both are built (by pydantic) when the section is first rendered, not when the prompt is: a
+    command that only reads a prompt's sections, such as `promptkit overrides list`, never
+    needs them.
+    """
+
+    output_type: Any = None
+
+    @cached_property
+    def schema_text(self) -> str:
+        return output_schema_text(self.output_type)
+
+    @cached_property
+    def example_text(self) -> str:
+        return output_example_text(self.output_type)
 
     def original_body_template(self) -> str:
         return self.schema_text
@@ -209,8 +222,7 @@ class Prompt(Generic[OutputT, DepsT]):
             key=RESPONSE_FORMAT_KEY,
             accepts_overrides=False,
             seedable=False,
-            schema_text=output_schema_text(self.output_type),
-            example_text=output_example_text(self.output_type),
+            output_type=self.output_type,
         )
 
     def _plan_sections(

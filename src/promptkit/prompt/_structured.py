@@ -18,10 +18,13 @@ import re
 import typing
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 from promptkit.errors import OutputParseError, PromptValidationError
-from promptkit.prompt._params import describe_validation_error, type_adapter, type_name
+from promptkit.prompt._params import (
+    describe_validation_error,
+    is_pydantic_model,
+    type_adapter,
+    type_name,
+)
 
 OutputT = TypeVar("OutputT")
 
@@ -33,9 +36,7 @@ def require_output_type(output_type: object) -> None:
     item = output_type
     if typing.get_origin(output_type) is list:
         (item,) = typing.get_args(output_type) or (None,)
-    if not (
-        isinstance(item, type) and (issubclass(item, BaseModel) or dataclasses.is_dataclass(item))
-    ):
+    if not (isinstance(item, type) and (is_pydantic_model(item) or dataclasses.is_dataclass(item))):
         raise PromptValidationError(
             f"unsupported output_type {output_type!r}: expected a pydantic model, a dataclass,"
             " or list[...] of one"
@@ -145,6 +146,8 @@ def parse_structured_output(text: str, output_type: type[OutputT]) -> OutputT:
 
     Raises `OutputParseError` (with `raw_text`) when the text is not JSON or does not match.
     """
+    from pydantic import ValidationError
+
     candidate = extract_json_text(text)
     try:
         value: OutputT = type_adapter(output_type).validate_json(candidate)

@@ -11,25 +11,20 @@ credentials in files a tool read never reach the model, the session or a log.
 
 from __future__ import annotations
 
-import ast
-import asyncio
 import copy
 import inspect
 import json
 import re
 import threading
 import typing
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
-from typing import Any, Generic, TypeVar
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 # A default lets a bare `ToolContext` annotation mean `ToolContext[Any]` (PEP 696).
 from typing_extensions import TypeVar as DefaultedTypeVar
 
-from promptkit._blocking import run_blocking
 from promptkit.clock import SYSTEM_CLOCK, Clock
 from promptkit.errors import ArgumentTypeError, PromptValidationError, ToolValidationError
 from promptkit.prompt._deps import DepsNeed, require_tool_deps
@@ -40,7 +35,12 @@ from promptkit.prompt._params import (
     type_adapter,
     type_name,
 )
-from promptkit.secrets import mask_secrets, redact_value
+
+if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
+# pydantic, asyncio and the secret rules are imported where a tool is called or its schema is
+# read: building a prompt (as `promptkit overrides list` does) needs none of them.
 
 ParamsT = TypeVar("ParamsT")
 DepsT = DefaultedTypeVar("DepsT", default=Any)
@@ -131,7 +131,9 @@ class Tool(Generic[ParamsT, DepsT]):
                 f"tool {self.name!r}: concurrency_safe must be True, False or None, got"
                 f" {self.concurrency_safe!r}"
             )
-        unknown = set(self.param_descriptions) - set(self._base_schema.get("properties", {}))
+        # The schema is built only when there are descriptions to check against it.
+        known = self._base_schema.get("properties", {}) if self.param_descriptions else {}
+        unknown = set(self.param_descriptions) - set(known)
         if unknown:
             raise PromptValidationError(
                 f"tool {self.name!r}: param_descriptions name unknown parameters {sorted(unknown)}"
@@ -160,6 +162,8 @@ class Tool(Generic[ParamsT, DepsT]):
 
     def parse_arguments(self, arguments: str | Mapping[str, Any]) -> ParamsT:
         """Validate a model's arguments (a JSON string or a mapping) into `params_type`."""
+        from pydantic import ValidationError
+
         adapter = type_adapter(self.params_type)
         try:
             if isinstance(arguments, str):
@@ -201,6 +205,8 @@ class Tool(Generic[ParamsT, DepsT]):
         """Call the handler from asyncio: awaited when async, on a daemon thread when it is a
         plain (blocking) function, so the event loop stays responsive and a caller that stops
         waiting (a deadline, a cancellation) leaves nothing holding the loop or the process."""
+        from promptkit._blocking import run_blocking
+
         require_tool_deps(self.name, self.deps_need, context.deps)
         if self.is_async:
             result = self.handler(params, context)
@@ -275,6 +281,8 @@ def _globals_of(handler: Callable[..., Any]) -> dict[str, Any]:
 def _written_deps_need(annotation: str) -> DepsNeed | None:
     """The need an unresolvable annotation states in its text: `ToolContext[Deps]` needs deps
     (of a type only a type checker can see), `ToolContext` or `ToolContext[Any]` none."""
+    import ast
+
     try:
         node = ast.parse(annotation, mode="eval").body
     except SyntaxError:
@@ -296,6 +304,8 @@ async def _awaited(awaitable: Awaitable[T]) -> T:
 
 def _run_to_completion(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run `coroutine` on a new event loop; on a worker thread when this thread runs one."""
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -323,6 +333,8 @@ def mask_tool_result(result: ToolResult) -> ToolResult:
     When anything was masked the message ends with a note saying so, so the model knows the
     value exists and is withheld rather than concluding the file holds none.
     """
+    from promptkit.secrets import mask_secrets, redact_value
+
     masked = mask_secrets(result.message)
     value = redact_value(result.value) if result.value is not None else None
     if not masked.is_masked and value == result.value:

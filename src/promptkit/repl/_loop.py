@@ -29,21 +29,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self, TextIO
+from typing import TYPE_CHECKING, Any, Self, TextIO
 
 from promptkit._failures import describe_failure
 from promptkit._jsonable import json_ready
-from promptkit.adapters import CallOptions, PromptResponse, WireAdapter, response_of
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
 from promptkit.hostfiles import describe_workspace
-from promptkit.optimize import (
-    OperatorOverrideError,
-    OptimizationScope,
-    WriterChoice,
-    optimize_workspace_digest,
-)
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import (
     Prompt,
@@ -52,15 +45,21 @@ from promptkit.prompt import (
 )
 from promptkit.repl._progress import Progress
 from promptkit.repl._report import history_lines, overrides_lines, resolution_lines, usage_line
-from promptkit.secrets import redact_secrets
 from promptkit.session import (
     PromptExecuted,
     Session,
-    SessionAttachment,
-    SessionStore,
     ToolInvoked,
 )
 from promptkit.workspace import forget_listings
+
+if TYPE_CHECKING:
+    from promptkit.adapters import CallOptions, PromptResponse
+    from promptkit.optimize import OptimizationScope, WriterChoice
+    from promptkit.session import SessionAttachment, SessionStore
+
+# The provider adapters, the optimizer and the secret rules are imported by the commands that use
+# them: a program that only imports this module to subclass the REPL (the code-review example,
+# which `promptkit overrides list` imports for its prompt) loads none of them.
 
 OnText = Callable[[str], None] | None
 
@@ -209,6 +208,8 @@ class WorkspaceRepl(cmd.Cmd):
 
     def fail(self, message: str) -> None:
         """Report a failed command as one line on stderr; the loop goes on."""
+        from promptkit.secrets import redact_secrets
+
         self.failures += 1
         one_line = " ".join(part.strip() for part in message.splitlines() if part.strip())
         self.stderr.write(f"error: {redact_secrets(one_line)}\n")
@@ -283,6 +284,8 @@ class WorkspaceRepl(cmd.Cmd):
         if words not in ([], ["session"], ["global"], ["global", "force"]):
             self.fail(f"optimize takes session, global or global force, got {arg.strip()!r}")
             return
+        from promptkit.optimize import OperatorOverrideError, OptimizationScope
+
         scope = OptimizationScope(words[0] if words else "session")
         try:
             self._optimize(scope, overwrite_operator=words[1:] == ["force"])
@@ -303,6 +306,8 @@ class WorkspaceRepl(cmd.Cmd):
         return answer.strip().lower() in ("y", "yes")
 
     def _optimize(self, scope: OptimizationScope, *, overwrite_operator: bool) -> None:
+        from promptkit.optimize import OptimizationScope, optimize_workspace_digest
+
         writer = self.setup.choice.writer
         progress = Progress(self.output, live=self.is_interactive)
         progress.say(
@@ -390,6 +395,8 @@ class WorkspaceRepl(cmd.Cmd):
                 " or start again with --base-url URL of a local OpenAI-compatible server (vLLM,"
                 " Ollama, llama.cpp); optimize, digest, overrides and history work offline"
             )
+        from promptkit.adapters import WireAdapter, response_of
+
         self._refresh_workspace_copy()
         options: CallOptions = {
             "overrides_store": self.setup.overrides,

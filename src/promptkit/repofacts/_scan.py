@@ -50,10 +50,12 @@ from promptkit.repofacts._suites import SuiteFolder, docs_checks, module_tests, 
 from promptkit.repofacts._tally import DirectoryCount, LanguageCount, NameTally, is_code
 from promptkit.repofacts._tooling import (
     LOCKFILE_NAMES,
+    FileReader,
     ToolCommand,
     ToolingCollector,
     Workflow,
     add_ci_checks,
+    checks_a_change,
     ci_programs,
     ci_systems,
     classify_command,
@@ -234,27 +236,20 @@ def _scan(  # noqa: C901, PLR0915
 
     present = frozenset(paths)
     tally = NameTally(paths)
+    workflows = _workflows(paths, present, read)
     configs = config_files(paths)[:_MAX_CONFIG_FILES]
     lockfiles = _lockfiles(locate, {config.rpartition("/")[0] for config in configs})
-    collector = ToolingCollector(present=present | lockfiles, read=read)
+    collector = ToolingCollector(
+        present=present | lockfiles,
+        read=read,
+        ci_lines=tuple(line for workflow in workflows for line in workflow.commands),
+    )
     tool_depths: dict[str, int] = {}
     for relative in configs:
         known = set(collector.tools)
         parse_config_file(collector, relative)
         for tool in collector.tools - known:
             tool_depths[tool] = relative.count("/")
-    workflows: list[Workflow] = []
-    # The workflows that check come before those that release: a bound keeps them first.
-    ci_files = sorted(
-        (path for path in paths if path.count("/") <= 3 and is_ci_file(path)),
-        key=lambda path: (is_side_workflow(path), path),
-    )
-    for relative in ci_files[:_MAX_CI_FILES]:
-        text = read(relative)
-        if text is not None:
-            parsed = parse_workflow(relative, text)
-            runnable = tuple(line for line in parsed.commands if is_typed_by_hand(line, present))
-            workflows.append(replace(parsed, runnable=runnable))
     add_ci_checks(collector, workflows, read)
     programs = ci_programs(workflows)
     evidence = Evidence(
@@ -270,7 +265,7 @@ def _scan(  # noqa: C901, PLR0915
         )
     commands = rank_commands(
         collector.commands,
-        workflows,
+        [workflow for workflow in workflows if checks_a_change(workflow)],
         (documented.command for documented in guidance.commands),
         programs,
     )
@@ -315,6 +310,24 @@ def _scan(  # noqa: C901, PLR0915
         exported_modules=tuple(sorted(collector.exported_modules)),
         reexported_modules=reexported_modules(starts, present, read, known=modules),
     )
+
+
+def _workflows(paths: list[str], present: frozenset[str], read: FileReader) -> list[Workflow]:
+    """The CI files' commands, the workflows that check a change first (see
+    `Workflow.checks_changes`)."""
+    # Those whose name says they release come last: a bound keeps the checks.
+    ci_files = sorted(
+        (path for path in paths if path.count("/") <= 3 and is_ci_file(path)),
+        key=lambda path: (is_side_workflow(path), path),
+    )
+    workflows: list[Workflow] = []
+    for relative in ci_files[:_MAX_CI_FILES]:
+        text = read(relative)
+        if text is not None:
+            parsed = parse_workflow(relative, text)
+            runnable = tuple(line for line in parsed.commands if is_typed_by_hand(line, present))
+            workflows.append(replace(parsed, runnable=runnable))
+    return sorted(workflows, key=lambda workflow: not workflow.checks_changes)
 
 
 def _lockfiles(

@@ -31,6 +31,7 @@ from promptkit.repofacts._digest_text import DigestLine, code_span, plain
 from promptkit.repofacts._guidance import WatchOut, is_agent_file
 from promptkit.repofacts._scan import WorkspaceFacts
 from promptkit.repofacts._tooling import CommandPurpose, ToolCommand, classify_command
+from promptkit.repofacts._tooling.model import STANDING_ORDER
 from promptkit.repofacts._tooling.ranking import program_of, tool_key
 from promptkit.secrets import find_secrets
 
@@ -216,8 +217,11 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[DigestLine], set[str]]:
     for command in rest:
         if command.source not in workflow_files:
             by_source.setdefault(command.source, []).append(command)
-    # A long catalogue is cut into lines, so the budget can show its head and drop its tail.
-    for rank, (source, commands) in enumerate(sorted(by_source.items())):
+    # A long catalogue is cut into lines, so the budget can show its head and drop its tail:
+    # ordered as the canonical lines are (a bare `just lint` first, checks before the rest),
+    # and of each kind the broader targets first (`test:e2e` before `test:e2e:chrome`).
+    for rank, (source, listed) in enumerate(sorted(by_source.items())):
+        commands = sorted(listed, key=_catalogue_order)
         shown_count = min(len(commands), _MAX_CATALOGUE * _MAX_CATALOGUE_LINES)
         for start in range(0, shown_count, _MAX_CATALOGUE):
             chunk = commands[start : start + _MAX_CATALOGUE]
@@ -230,6 +234,19 @@ def _commands(facts: WorkspaceFacts) -> tuple[list[DigestLine], set[str]]:
             priority = base - min(rank, 30) * 0.5 - 12 * (start // _MAX_CATALOGUE)
             lines.append(DigestLine("Commands", priority, f"- {label}: {names}{tail}"))
     return lines, shown
+
+
+def _catalogue_order(command: ToolCommand) -> tuple[int, int, int]:
+    """Standing, then purpose, then how narrow the target's name is."""
+    purpose = _PURPOSE_ORDER.index(command.purpose)
+    return STANDING_ORDER[command.standing], purpose, _narrowness(command)
+
+
+def _narrowness(command: ToolCommand) -> int:
+    """How many namespaces a target's name is nested in (`test:e2e:chrome` is in two): a
+    nested target runs a case of a broader one."""
+    words = command.command.split()
+    return words[-1].count(":") if words else 0
 
 
 def _shortest_spellings_first(commands: tuple[ToolCommand, ...]) -> list[ToolCommand]:
@@ -255,7 +272,7 @@ def _each_program_first(
     before any program's second: a monorepo's `mix test` is not crowded out by three spellings
     of `pnpm test`. A program's commands go with its conventional one first (`cargo test`
     before a project's `cargo coverage` alias), then by how often CI runs them, then plainest
-    first: fewer words say the command, more say a case."""
+    first: fewer words say the command, more say a case, and so does a nested name."""
     groups: dict[tuple[str, str], int] = {}
     members: dict[tuple[str, str, str], list[int]] = {}
     for index, command in enumerate(commands):
@@ -271,6 +288,7 @@ def _each_program_first(
                 not commands[i].is_conventional,
                 -ci_keys.get(tool_key(commands[i].command), 0),
                 len(commands[i].command.split()),
+                _narrowness(commands[i]),
                 i,
             ),
         )

@@ -11,13 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, ClassVar, Literal
 
 from promptkit.errors import WorkspaceError
 from promptkit.hostfiles import PathGlob
-from promptkit.prompt import Tool, ToolContext, ToolResult
+from promptkit.prompt import Tool, ToolContext, ToolResult, param_field
 from promptkit.workspace._grep import search_lines
 from promptkit.workspace._overlay import BinaryFileError, Overlay, VfsFile, normalize_vfs_path
 
@@ -33,58 +31,62 @@ MAX_GREP_MATCHES = 200
 MAX_PATTERN_CHARS = 1000
 
 
-class _ListDirectoryParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: str = Field(default="/", description="Directory to list, e.g. `/` or `/src`.")
+@dataclass(frozen=True)
+class _ListDirectoryParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    path: str = param_field("Directory to list, e.g. `/` or `/src`.", default="/")
 
 
-class _ReadFileParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: str = Field(description="File to read, e.g. `/src/app.py`.")
-    offset: int = Field(default=0, ge=0, description="Number of lines to skip from the start.")
-    limit: int = Field(
+@dataclass(frozen=True)
+class _ReadFileParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    path: str = param_field("File to read, e.g. `/src/app.py`.")
+    offset: int = param_field("Number of lines to skip from the start.", default=0, ge=0)
+    limit: int = param_field(
+        f"Most lines to return (at most {MAX_READ_LINES}).",
         default=DEFAULT_READ_LINES,
         ge=1,
         le=MAX_READ_LINES,
-        description=f"Most lines to return (at most {MAX_READ_LINES}).",
     )
 
 
-class _GlobParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    pattern: str = Field(
-        min_length=1,
-        description="Glob relative to `path`: `*` and `?` stay within a directory, `**` spans"
+@dataclass(frozen=True)
+class _GlobParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    pattern: str = param_field(
+        "Glob relative to `path`: `*` and `?` stay within a directory, `**` spans"
         " directories (e.g. `**/*.py`).",
+        min_length=1,
     )
-    path: str = Field(default="/", description="Directory the pattern is relative to.")
+    path: str = param_field("Directory the pattern is relative to.", default="/")
 
 
-class _GrepParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    pattern: str = Field(
+@dataclass(frozen=True)
+class _GrepParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    pattern: str = param_field(
+        "Python regular expression searched line by line.",
         min_length=1,
         max_length=MAX_PATTERN_CHARS,
-        description="Python regular expression searched line by line.",
     )
-    path: str = Field(default="/", description="Directory (or file) to search under.")
-    glob: str | None = Field(
-        default=None, description="Only search files whose path relative to `path` matches."
+    path: str = param_field("Directory (or file) to search under.", default="/")
+    glob: str | None = param_field(
+        "Only search files whose path relative to `path` matches.", default=None
     )
-    ignore_case: bool = Field(default=False, description="Match case-insensitively.")
-    max_matches: int = Field(
-        default=50, ge=1, le=MAX_GREP_MATCHES, description="Most matching lines to return."
+    ignore_case: bool = param_field("Match case-insensitively.", default=False)
+    max_matches: int = param_field(
+        "Most matching lines to return.", default=50, ge=1, le=MAX_GREP_MATCHES
     )
 
 
-class _WriteFileParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: str = Field(description="File to write, e.g. `/notes/plan.md`.")
-    content: str = Field(description="The text to write.")
-    mode: Literal["overwrite", "append", "create"] = Field(
+@dataclass(frozen=True)
+class _WriteFileParams:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    path: str = param_field("File to write, e.g. `/notes/plan.md`.")
+    content: str = param_field("The text to write.")
+    mode: Literal["overwrite", "append", "create"] = param_field(
+        "`overwrite` replaces the file, `append` adds to it, `create` refuses an existing file.",
         default="overwrite",
-        description="`overwrite` replaces the file, `append` adds to it, `create` refuses an"
-        " existing file.",
     )
 
 
@@ -246,23 +248,17 @@ class VirtualFilesystem:
         except re.error as error:
             return _failure(f"invalid regular expression {params.pattern!r}: {error}")
         base = normalize_vfs_path(params.path)
-        if self.overlay.mount_of(base) is not None and self.overlay.is_file(base):
-            candidates = [base]
-        else:
-            prefix = base.rstrip("/") + "/"
-            path_filter = PathGlob.compile(params.glob) if params.glob else None
-            candidates = sorted(
-                path
-                for path, _ in self.overlay.files()
-                if path.startswith(prefix)
-                and (path_filter is None or path_filter.matches(path[len(prefix) :]))
-            )
+        candidates = self._grep_candidates(base, params.glob)
         if not candidates:
             return _failure(f"no file under {base} to search: check path and glob")
         limit = min(params.max_matches, MAX_GREP_MATCHES)
         timeout = self.grep_timeout
         remaining = context.remaining_s()
         if remaining is not None:
+            if remaining <= 0.0:
+                return _failure(
+                    "vfs_grep stopped after 0s, before it started: the call's deadline has passed"
+                )
             timeout = min(timeout, remaining)
         left_out: list[str] = []
         outcome = search_lines(
@@ -277,6 +273,11 @@ class VirtualFilesystem:
         lines = [f"{match.path}:{match.line}: {match.text}" for match in outcome.matches]
         if outcome.is_truncated:
             lines.append(f"... more matches not shown (limit {limit}): narrow the search")
+        elif outcome.is_stopped:
+            lines.append(
+                f"... stopped after {timeout:g}s, {outcome.files_searched:,} of"
+                f" {len(candidates):,} files searched: narrow path or glob to search the rest"
+            )
         if left_out:
             lines.append(
                 f"({count_noun(len(left_out), 'file')} not searched: deleted, replaced or"
@@ -287,8 +288,21 @@ class VirtualFilesystem:
             message=message,
             value={
                 "matches": [{"path": m.path, "line": m.line} for m in outcome.matches],
-                "truncated": outcome.is_truncated,
+                "truncated": outcome.is_truncated or outcome.is_stopped,
             },
+        )
+
+    def _grep_candidates(self, base: str, glob: str | None) -> list[str]:
+        """The files a search of `base` (a file, or a folder filtered by `glob`) reads."""
+        if self.overlay.mount_of(base) is not None and self.overlay.is_file(base):
+            return [base]
+        prefix = base.rstrip("/") + "/"
+        path_filter = PathGlob.compile(glob) if glob else None
+        return sorted(
+            path
+            for path, _ in self.overlay.files()
+            if path.startswith(prefix)
+            and (path_filter is None or path_filter.matches(path[len(prefix) :]))
         )
 
     def _texts(self, paths: list[str], left_out: list[str]) -> Iterator[tuple[str, str]]:

@@ -16,6 +16,7 @@ they found, most canonical first.
 
 from promptkit.repofacts._tooling.ci import (
     add_ci_checks,
+    checks_a_change,
     ci_programs,
     ci_systems,
     invoked_script,
@@ -47,6 +48,7 @@ __all__ = [
     "ToolingCollector",
     "Workflow",
     "add_ci_checks",
+    "checks_a_change",
     "ci_programs",
     "ci_systems",
     "classify_command",

@@ -34,6 +34,7 @@ from promptkit.repofacts._tooling.shell import peel, tool_words, unrunnable
 
 __all__ = [
     "add_ci_checks",
+    "checks_a_change",
     "ci_programs",
     "ci_systems",
     "invoked_script",
@@ -63,10 +64,10 @@ def parse_workflow(path: str, text: str) -> Workflow:
     """The name and shell commands of a CI file (GitHub Actions, GitLab, CircleCI, Jenkins...)."""
     name_match = re.search(r"^name:\s*(.+)$", text, re.MULTILINE)
     name = one_line(unquote(_without_comment(name_match.group(1))), 80) if name_match else None
+    is_github = path.startswith((".github/", ".gitea/", ".forgejo/"))
     if path.endswith("Jenkinsfile"):
         commands = [m.group(2) for m in _JENKINS_SH.finditer(text)]
     else:
-        is_github = path.startswith((".github/", ".gitea/", ".forgejo/"))
         commands = list(_yaml_commands(text, _GITHUB_COMMAND_KEYS if is_github else None))
     # A shell function the file defines (`build() {`) is no program a contributor has.
     functions = set(_SHELL_FUNCTION.findall(text))
@@ -83,7 +84,37 @@ def parse_workflow(path: str, text: str) -> Workflow:
         ):
             seen.add(cleaned)
             unique.append(cleaned)
-    return Workflow(path=path, name=name or None, commands=tuple(unique))
+    events = _github_events(text) if is_github else None
+    checks = events is None or bool(events & _CHECK_EVENTS)
+    return Workflow(path=path, name=name or None, commands=tuple(unique), checks_changes=checks)
+
+
+# The events on which a GitHub Actions workflow checks a change (`workflow_call`: a workflow
+# another one runs, as a check workflow's reusable part).
+_CHECK_EVENTS = frozenset({"push", "pull_request", "merge_group", "workflow_call"})
+_ON_KEY = re.compile(r"""^(?:on|"on"|'on'|true):[ \t]*(.*)$""", re.MULTILINE)
+
+
+def _github_events(text: str) -> frozenset[str] | None:
+    """The events a GitHub Actions workflow's `on:` names (`on: push`, `on: [push, pull_request]`
+    or a mapping of events), or None when it has no `on:` (a composite action)."""
+    found = _ON_KEY.search(text)
+    if found is None:
+        return None
+    value = _strip_yaml_comment(found.group(1)).strip()
+    if value:
+        return frozenset(unquote(word.strip()) for word in value.strip("[]").split(",") if word)
+    block, _ = _indented_block(text[found.end() :].splitlines()[1:], 0, 0)
+    indents = [len(line) - len(line.lstrip()) for line in block if line.strip()]
+    if not indents:
+        return frozenset()
+    first = min(indents)
+    events = set()
+    for line in block:
+        if line.strip() and len(line) - len(line.lstrip()) == first:
+            item = line.strip().removeprefix("- ")
+            events.add(unquote(item.split(":", 1)[0].strip()))
+    return frozenset(events)
 
 
 def _yaml_commands(text: str, keys: frozenset[str] | None) -> Iterator[str]:
@@ -287,9 +318,15 @@ def is_ci_file(relative: str) -> bool:
 
 
 def is_side_workflow(path: str) -> bool:
-    """Whether a CI file releases, publishes, deploys or benchmarks rather than checks: it
-    runs builds nobody types by hand."""
+    """Whether a CI file's name says it releases, publishes, deploys or benchmarks rather than
+    checks: it runs builds nobody types by hand."""
     return _SIDE_WORKFLOW.search(path) is not None
+
+
+def checks_a_change(workflow: Workflow) -> bool:
+    """Whether a CI file checks a change, rather than releasing, deploying or running on a
+    schedule: by its name and by the events it runs on (see `Workflow.checks_changes`)."""
+    return workflow.checks_changes and not is_side_workflow(workflow.path)
 
 
 def ci_systems(workflows: list[Workflow]) -> set[str]:
@@ -308,7 +345,7 @@ def ci_programs(workflows: list[Workflow]) -> Counter[str]:
     own toolchain is."""
     counts: Counter[str] = Counter()
     for workflow in workflows:
-        if is_side_workflow(workflow.path):
+        if not checks_a_change(workflow):
             continue
         for line in workflow.commands:
             words = tool_words(line)
@@ -333,7 +370,7 @@ def add_ci_checks(collector: ToolingCollector, workflows: list[Workflow], read: 
     present = collector.present
     calls: dict[str, list[tuple[str, str]]] = {}
     for workflow in workflows:
-        if is_side_workflow(workflow.path):
+        if not checks_a_change(workflow):
             continue
         for line in workflow.commands:
             script = invoked_script(line, present)

@@ -57,8 +57,10 @@ class ToolingCollector:
     """Gathers what the parsers find for one scan; `scan_workspace` freezes the result.
 
     `present` holds the workspace's file paths (lockfiles too, whatever their size), and `read`
-    reads any of them for parsers that follow one file to another. `exported_modules` are the
-    source files that packages' manifests export by subpath (`"./stdio": "./src/stdio.ts"`).
+    reads any of them for parsers that follow one file to another; `ci_lines` are the
+    commands its CI files run, for what no configuration file says (the runner in front).
+    `exported_modules` are the source files that packages' manifests export by subpath
+    (`"./stdio": "./src/stdio.ts"`).
     `programs` are the programs the configuration shows the project runs (every recorded
     command's, and each build system's own: `./gradlew`, `mix`, `zig`): the evidence a doc's
     inline code is checked against. `ignored` holds folders whose build files belong to
@@ -67,6 +69,7 @@ class ToolingCollector:
 
     present: frozenset[str]
     read: FileReader
+    ci_lines: tuple[str, ...] = ()
     tools: set[str] = field(default_factory=set)
     programs: set[str] = field(default_factory=set)
     commands: list[ToolCommand] = field(default_factory=list)
@@ -97,6 +100,12 @@ class ToolingCollector:
         words = tool_words(command)
         head = head_of(command)
         self.programs.update(word for word in (head, *words[:1]) if word)
+
+    def note_dependencies(self, text: str) -> None:
+        """Tools a manifest's dependencies imply: Testcontainers runs the tests' services in
+        Docker containers, whichever language's binding the manifest names."""
+        if "testcontainers" in text.lower():
+            self.tools.add("docker")
 
     def add_default(
         self, tool: str, purpose: CommandPurpose, command: str, source: str, directory: str
@@ -130,11 +139,17 @@ class ToolingCollector:
         return tuple(sorted(_project_line(members) for members in groups.values()))
 
     def python_runner(self, directory: str, tool: Mapping[str, Any]) -> str:
-        """The prefix Python tools run under (`uv run `...), from the lockfile's name alone."""
+        """The prefix Python tools run under (`uv run `...): the lockfile's name tells, else
+        the runner CI starts them with (a project that keeps no lockfile in the tree)."""
         for lockfile, runner in _PYTHON_LOCKFILES:
             if self.has_near(directory, lockfile):
                 return runner
-        return "poetry run " if "poetry" in tool else ""
+        if "poetry" in tool:
+            return "poetry run "
+        for _, runner in _PYTHON_LOCKFILES:
+            if any(line.startswith(runner) for line in self.ci_lines):
+                return runner
+        return ""
 
     def node_runner(self, directory: str, document: Mapping[str, Any]) -> str:
         """The package manager of a package.json: declared, else told by the lockfile's name."""

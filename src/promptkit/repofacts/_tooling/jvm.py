@@ -63,6 +63,7 @@ def parse_gradle(collector: ToolingCollector, source: str, directory: str, text:
         if other != name and collector.has(directory, other):
             texts.append(collector.read(prefix + other) or "")
     everything = "\n".join(texts)
+    collector.note_dependencies(everything)
     projects = [
         project
         for found in _GRADLE_INCLUDE.finditer(text)

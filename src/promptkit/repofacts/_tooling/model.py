@@ -191,12 +191,17 @@ class ToolCommand:
 class Workflow:
     """A CI configuration file: its name (when it has one), the shell commands it runs, and
     those among them a contributor could type as they stand (`runnable`: no CI variables,
-    setup or plumbing; filled in by the scan, which knows the repository's files)."""
+    setup or plumbing; filled in by the scan, which knows the repository's files).
+
+    `checks_changes` says it runs on pushes, pull requests or merge queues (or is called by a
+    workflow that does): false for a workflow that only runs on a schedule, by hand, on
+    issues or on a release, whose commands are no check of a change."""
 
     path: str
     name: str | None
     commands: tuple[str, ...]
     runnable: tuple[str, ...] = ()
+    checks_changes: bool = True
 
 
 def one_line(text: str | None, limit: int = 120) -> str | None:

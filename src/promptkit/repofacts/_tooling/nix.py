@@ -1,5 +1,6 @@
 """Nix flakes: a flake's checks run with `nix flake check`, its packages build with
-`nix build`, and a flake that declares a `formatter` formats with `nix fmt`."""
+`nix build`, and a flake that declares a `formatter`, or takes `treefmt-nix` as an input
+(which exists to provide one), formats with `nix fmt`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from promptkit.repofacts._tooling.collector import ToolingCollector
 __all__ = ["parse_flake"]
 
 _DESCRIPTION = re.compile(r"""^\s*description\s*=\s*"([^"]*)"\s*;""", re.MULTILINE)
-_FORMATTER = re.compile(r"\bformatter\b")
+_FORMATTER = re.compile(r"\bformatter\b|\btreefmt-nix\b")
 
 
 def parse_flake(collector: ToolingCollector, source: str, directory: str, text: str) -> None:

@@ -254,7 +254,11 @@ def _unique(commands: Sequence[ToolCommand]) -> list[ToolCommand]:
 
 
 def _fold_aliases(commands: list[ToolCommand]) -> list[ToolCommand]:
-    """Fold each command that another's recipe runs, spelled exactly so, into it as an alias."""
+    """Fold each command that another's recipe runs, spelled exactly so, into it as an alias.
+
+    Only a tool's invocation is folded (`make test` takes in the `uv run pytest` it runs): a
+    target with a recipe of its own (`task test`, `deno task lint`) is what a contributor
+    types, whichever hook or aggregate target also runs it."""
     by_spelling = {" ".join(command.command.split()): command for command in commands}
     absorbed: dict[str, list[str]] = {}
     folded_away: set[int] = set()
@@ -264,6 +268,8 @@ def _fold_aliases(commands: list[ToolCommand]) -> list[ToolCommand]:
         for segment in _SEGMENT_BREAK.split(wrapper.detail):
             inner = by_spelling.get(" ".join(segment.split()))
             if inner is None or inner is wrapper or id(inner) in folded_away:
+                continue
+            if inner.detail is not None:
                 continue
             if inner.command.startswith("cd ") or id(wrapper) in folded_away:
                 continue

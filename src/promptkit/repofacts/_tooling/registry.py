@@ -122,6 +122,19 @@ _PRESENCE_SUFFIXES: tuple[tuple[str, _PresenceParser], ...] = (
     (".fsproj", parse_dotnet),
 )
 _XCODE_MARKERS = ("project.pbxproj", "contents.xcworkspacedata")
+# Manifests whose dependencies may imply a tool (see `ToolingCollector.note_dependencies`); a
+# Gradle build reads its version catalog for them itself.
+_DEPENDENCY_MANIFESTS = frozenset(
+    {
+        "pyproject.toml",
+        "go.mod",
+        "pom.xml",
+        "package.json",
+        "Cargo.toml",
+        "Gemfile",
+        "composer.json",
+    }
+)
 # Folders of other people's code, kept in the tree.
 _VENDORED = frozenset(
     {"vendor", "vendored", "third_party", "third-party", "thirdparty", "3rdparty", "external",
@@ -179,6 +192,8 @@ def parse_config_file(collector: ToolingCollector, relative: str) -> None:
     text = collector.read(relative)
     if text is not None:
         parser(collector, relative, directory, text)
+        if name in _DEPENDENCY_MANIFESTS:
+            collector.note_dependencies(text)
 
 
 def _by_suffix(name: str, parsers: tuple[tuple[str, _TextParser], ...]) -> _TextParser | None:

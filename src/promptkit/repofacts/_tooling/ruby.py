@@ -4,7 +4,7 @@ With a Gemfile, tools run through `bundle exec` (the versions the lockfile pins)
 tasks are read by their declarations (`task :name`, `desc`, `namespace`, the test tasks
 `Rake::TestTask`, `RSpec::Core::RakeTask` and `RuboCop::RakeTask` define), and `rake` alone runs
 the `default` task, which says what it is for by what it runs. The gems a Gemfile or gemspec
-names tell the linters and test runners (`rspec`, `rubocop`, `standard`, `sorbet`).
+names tell the linters and test frameworks (`rspec`, `minitest`, `rubocop`, `standard`, `sorbet`).
 """
 
 from __future__ import annotations
@@ -116,6 +116,9 @@ def _gemspecs(collector: ToolingCollector, directory: str) -> list[str]:
 
 
 def _gem_checks(collector: ToolingCollector, gems: set[str], source: str, directory: str) -> None:
+    # Minitest runs through the Rakefile's test task, not a command of its own.
+    if "minitest" in gems:
+        collector.tools.add("minitest")
     for gem, tool, purpose, command in _GEM_COMMANDS:
         if gem in gems:
             collector.programs.add(command.split()[0])

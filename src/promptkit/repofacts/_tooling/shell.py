@@ -3,7 +3,8 @@
 A command is recognised by its shape and by the repository's own evidence, never by a list of
 known tools: a line of a CI step, a runner's recipe or a doc's shell block is a command when a
 person could type it as it stands. It is not when it holds an unexpanded variable (`$APP`,
-`${APP_NAME}`, `"$proj"`), a `<placeholder>` or an optional `[--part]`; when its first word is
+`${APP_NAME}`, `"$proj"`), a `<placeholder>` or an optional `[--part]`; when it is a fragment
+cut from a longer line (an unclosed quote or parenthesis, `make &&`); when its first word is
 a folder, or a path the repository does not hold; when it sets something up (installs, adds,
 syncs or fetches); when it is the shell's own plumbing (`cd`, `export`, `echo`, `git`, `curl`,
 an operating system's package manager); or when it reads as prose.
@@ -22,6 +23,8 @@ import re
 __all__ = ["head_of", "is_utility", "peel", "tool_words", "unrunnable"]
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
+# `path=$(nix build)` stores a command's output: the line is an assignment, not that command.
+_SUBSTITUTION = re.compile(r"=[\"']?(?:\$\(|`)")
 # `$VAR`, `${VAR}`, `$(command)`, `$1`: set as a script or a CI step runs, not by the reader.
 _VARIABLE = re.compile(r"\$(?:[A-Za-z_{(]|\d)")
 _PLACEHOLDER = re.compile(r"<[^<>\s=][^<>]*>|(?:^|\s)\[[^\]\s]|\{[a-z][a-z_ ]*\}")
@@ -120,7 +123,7 @@ def peel(line: str) -> str:
         if not words:
             return ""
         head = words[0]
-        if _ASSIGNMENT.fullmatch(head):
+        if _ASSIGNMENT.fullmatch(head) and _SUBSTITUTION.search(head) is None:
             line = line.split(None, 1)[1] if len(words) > 1 else ""
         elif head in _ENVIRONMENT_WRAPPERS and len(words) > 1:
             rest = words[1:]
@@ -200,6 +203,15 @@ def unrunnable(line: str, present: frozenset[str]) -> str | None:  # noqa: C901,
         return "placeholder"
     if _PLUMBING.search(stripped):
         return "plumbing"
+    if _is_fragment(stripped):
+        return "fragment"
+    # `cd demo && vendor/bin/phpstan`: what a contributor types in that folder.
+    folder = _CD_PREFIX.match(stripped)
+    if folder is not None:
+        inside = folder.group(1) + "/"
+        if not any(path.startswith(inside) for path in present):
+            return "missing"
+        stripped = stripped[folder.end() :]
     command = peel(stripped)
     words = command.split()
     if not words:
@@ -228,6 +240,22 @@ def unrunnable(line: str, present: frozenset[str]) -> str | None:  # noqa: C901,
     if _INFO_ONLY.search(" " + stripped):
         return "info"
     return None
+
+
+_CD_PREFIX = re.compile(r"cd\s+(?:\./)?([\w.@+-]+(?:/[\w.@+-]+)*)/?\s*&&\s*")
+
+
+def _is_fragment(line: str) -> bool:
+    """Whether `line` is part of a command, cut from the rest: an unclosed quote or
+    parenthesis, a template's `{{ }}`, an operator left hanging (`make &&`), or an assignment
+    in another shell's syntax (`$x = 1`, `matrix = '{}'`)."""
+    if "{{" in line or "}}" in line or line.endswith(("&&", "||", "|", "\\", "(")):
+        return True
+    words = line.split()
+    if len(words) > 1 and words[1] in ("=", "+=", ":="):
+        return True
+    unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", "", line)
+    return "'" in unquoted or '"' in unquoted or unquoted.count("(") != unquoted.count(")")
 
 
 def _path_reason(head: str, present: frozenset[str]) -> str | None:
