@@ -83,9 +83,12 @@ def overrides_store_of(
         return PostgresOverridesStore(
             location,
             files_root=config.root / DEFAULT_OVERRIDES_FOLDER,
+            default_tag=config.project_tag,
             strict_overrides=strict,
         )
-    return LocalPromptOverridesStore(location, strict_overrides=strict)
+    return LocalPromptOverridesStore(
+        location, default_tag=config.project_tag, strict_overrides=strict
+    )
 
 
 def _require_postgres_url(location: str, key: str) -> None:

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from promptkit._names import is_valid_key
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
 from promptkit.overrides._defaults import default_body, seed_entries
@@ -91,9 +92,12 @@ class ReadDocument:
 class DocumentOverridesStore(ABC, Generic[Where]):
     """The entry logic of an overrides store over documents kept at a `Where` (module doc)."""
 
-    def __init__(self, files_root: Path) -> None:
+    def __init__(self, files_root: Path, *, default_tag: str = "latest") -> None:
+        if not isinstance(default_tag, str) or not is_valid_key(default_tag):
+            raise OverridesError(f"default_tag must be an overrides tag, got {default_tag!r}")
         # The folder relative paths in documents are relative to (a shared digest's workspace).
         self._files_root = files_root
+        self._default_tag = default_tag
         self._places_lock = threading.Lock()
         self._places: dict[tuple[str, str, str], tuple[Where, FilePlace]] = {}
 
@@ -184,6 +188,11 @@ class DocumentOverridesStore(ABC, Generic[Where]):
     @abstractmethod
     def location(self) -> str:
         """Where the store keeps its documents: a folder, or a database (without password)."""
+
+    @property
+    def default_tag(self) -> str:
+        """The project's tag: a tag without a shared digest of its own renders this tag's."""
+        return self._default_tag
 
     @property
     def files_root(self) -> Path:

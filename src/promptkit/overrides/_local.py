@@ -55,7 +55,9 @@ class LocalPromptOverridesStore(DocumentOverridesStore[Path]):
 
     Files: `<root>/<ns segments>/<prompt_key>/<tag>.toml` for a prompt, and
     `<root>/_shared/<section_key>/<tag>.toml` for a section shared by every prompt with that
-    key. `lock_timeout` bounds how long a write waits for another writer of the same file.
+    key. `default_tag` is the project's tag: a tag with no shared digest of its own renders
+    that tag's (see `SharedSectionStore.default_tag`). `lock_timeout` bounds how long a write
+    waits for another writer of the same file.
     `strict_overrides=True` makes a render raise on a file it cannot use instead of falling
     back to the defaults. `max_file_bytes` bounds the size of a file read or written (default
     1 MiB). The first write also creates `<root>/.gitignore`, when absent, for the lock and
@@ -66,6 +68,7 @@ class LocalPromptOverridesStore(DocumentOverridesStore[Path]):
         self,
         root: str | os.PathLike[str] = "overrides",
         *,
+        default_tag: str = "latest",
         lock_timeout: float = 60.0,
         strict_overrides: bool = False,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
@@ -75,7 +78,7 @@ class LocalPromptOverridesStore(DocumentOverridesStore[Path]):
                 f"max_file_bytes must be a positive number of bytes, got {max_file_bytes!r}"
             )
         self._root = Path(root)
-        super().__init__(self._root)
+        super().__init__(self._root, default_tag=default_tag)
         self._lock_timeout = lock_timeout
         self._strict = strict_overrides
         self._max_file_bytes = max_file_bytes

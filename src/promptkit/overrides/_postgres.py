@@ -71,7 +71,8 @@ class PostgresOverridesStore(DocumentOverridesStore[str]):
 
     `files_root` is the overrides folder that relative paths in documents are relative to (a
     shared digest's workspace, a promotion's dataset), as in the checkout the documents were
-    pushed from. `strict_overrides=True` makes a render raise on a document it cannot use.
+    pushed from. `default_tag` is the project's tag: a tag with no shared digest of its own
+    renders that tag's. `strict_overrides=True` makes a render raise on a document it cannot use.
     `max_document_bytes` bounds a document's size, as `max_file_bytes` does a file's. The pool
     holds `pool_size` connections at most and a call waits `pool_timeout` seconds for one
     (`DatabaseBusyError` after that); a broken connection is retried `attempts` times in all.
@@ -83,6 +84,7 @@ class PostgresOverridesStore(DocumentOverridesStore[str]):
         url: str,
         *,
         files_root: str | Path = "overrides",
+        default_tag: str = "latest",
         strict_overrides: bool = False,
         max_document_bytes: int = DEFAULT_MAX_FILE_BYTES,
         pool_size: int = 4,
@@ -90,7 +92,7 @@ class PostgresOverridesStore(DocumentOverridesStore[str]):
         attempts: int = 3,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        super().__init__(Path(files_root))
+        super().__init__(Path(files_root), default_tag=default_tag)
         if not isinstance(max_document_bytes, int) or max_document_bytes <= 0:
             raise OverridesError(
                 f"max_document_bytes must be a positive number of bytes, got {max_document_bytes!r}"
