@@ -1,8 +1,8 @@
 """`optimize_workspace_digest`: a `DigestWriter` writes a prompt's workspace digest; it is
 checked and stored.
 
-The workflow is the seed's "Adapter optimize Workflow" (seed 004), made to check everything it
-can before it spends anything; only step 2 differs between writers:
+The workflow is the "Adapter optimize Workflow" of the workspace digest specification, made to
+check everything it can before it spends anything; only step 2 differs between writers:
 
 1. Validate (`promptkit.optimize._target`): the prompt has a `WorkspaceDigestSection` and a
    workspace section (VFS or Podman), and GLOBAL scope has both an overrides store and a tag.
@@ -24,13 +24,13 @@ what step 4 had already written. The user guide is docs/optimize.md.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from promptkit.adapters import OptimizeTrace
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize._record import RunRecord
@@ -78,7 +78,7 @@ def optimize_workspace_digest(
     writes into (a state folder) that it must not describe, as the overrides store's root never
     is.
     """
-    started = time.monotonic()
+    started = SYSTEM_CLOCK.monotonic()
     if not isinstance(prompt, Prompt):
         raise OptimizationError(
             f"optimize needs a promptkit Prompt, got {type(prompt).__name__}; no request was sent"
@@ -133,7 +133,7 @@ def optimize_workspace_digest(
         )
     except BaseException as error:
         trace.end(error)
-        run.failed(error, duration_s=time.monotonic() - started)
+        run.failed(error, duration_s=SYSTEM_CLOCK.monotonic() - started)
         raise
     trace.end()
     result = OptimizationResult(
@@ -154,5 +154,5 @@ def optimize_workspace_digest(
         tool_calls=len(written.response.tool_calls),
         digest_chars=len(digest),
     )
-    run.succeeded(duration_s=time.monotonic() - started)
+    run.succeeded(duration_s=SYSTEM_CLOCK.monotonic() - started)
     return result

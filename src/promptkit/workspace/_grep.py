@@ -15,10 +15,11 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO
+
+from promptkit.clock import SYSTEM_CLOCK
 
 __all__ = ["GrepMatch", "GrepOutcome", "search_lines"]
 
@@ -73,7 +74,7 @@ def search_lines(
 ) -> GrepOutcome | str:
     """Lines of `files` ((path, text) pairs, read lazily) matching `pattern`, at most `limit`;
     or a message saying why the search was stopped (time limit, child failure)."""
-    deadline = time.monotonic() + max(timeout, 0.01)
+    deadline = SYSTEM_CLOCK.monotonic() + max(timeout, 0.01)
     try:
         child = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", _GREP_WORKER],
@@ -104,7 +105,7 @@ def search_lines(
     for thread in (feeder, *readers):
         thread.start()
     try:
-        returncode = child.wait(timeout=max(deadline - time.monotonic(), 0.0))
+        returncode = child.wait(timeout=max(deadline - SYSTEM_CLOCK.monotonic(), 0.0))
     except subprocess.TimeoutExpired:
         stop.set()
         child.kill()
