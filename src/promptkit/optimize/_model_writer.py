@@ -5,8 +5,8 @@ The model runs on the optimization session with the session-aware sections (work
 planning) cloned onto it, so the run leaves no trace in the caller's session. Its prompt is
 `<ns>.optimization` / `<key>-workspace-digest`, with the sections "Optimization Goal",
 "Expectations", planning (GOAL_DECOMPOSE_ROUTE_SYNTHESISE), the cloned workspace and the cloned
-digest section, and an output type with one field, `digest` (seed 004). A reply that does not
-parse is kept as plain text.
+digest section, and an output type with one field, `digest`, as the workspace digest
+specification asks. A reply that does not parse is kept as plain text.
 """
 
 from __future__ import annotations
