@@ -174,9 +174,20 @@ class ProviderConnectionError(ProviderError, ConnectionError):
     """The provider could not be reached at all."""
 
 
+class ProviderStreamCutError(ProviderConnectionError):
+    """A streamed reply ended before its finish event: the connection dropped, or the stream
+    closed early. What had arrived was not used; retrying the request may succeed."""
+
+
 class ProviderMalformedReplyError(ProviderError):
     """The provider answered with a body that is not the reply its API promises: not JSON, not
-    an object, or missing what every reply carries. `status` and `request_id` are the reply's."""
+    an object, or missing what every reply carries, or a streamed event that is not JSON or not
+    of its type's shape. `status` and `request_id` are the reply's."""
+
+
+class ProviderReplyTooLargeError(ProviderError):
+    """A streamed reply passed the bytes one stream may take (`StreamLimits.max_bytes`); the
+    stream was closed and nothing of it was used."""
 
 
 class McpError(RunError, RuntimeError):

@@ -333,6 +333,24 @@ def test_catastrophic_pattern_is_stopped_by_the_time_limit(tmp_path: Path) -> No
     assert "stopped after 0.5s" in result.message
 
 
+def test_a_plain_pattern_over_more_files_than_the_time_allows_returns_what_it_found(
+    tmp_path: Path,
+) -> None:
+    for index in range(2_000):
+        (tmp_path / f"f{index:04d}.txt").write_text(f"needle {index}\n" + "hay\n" * 250)
+    section = VfsWorkspaceSection(
+        session=Session(), mounts=[HostMount(tmp_path)], grep_timeout=0.01
+    )
+
+    result = call(section, "vfs_grep", pattern="needle 1999$")
+
+    assert result.success
+    assert "stopped after 0.01s" in result.message
+    assert "of 2,000 files searched: narrow path or glob" in result.message
+    assert "repeats" not in result.message
+    assert result.value["truncated"] is True
+
+
 def test_include_and_exclude_globs_filter_the_listing(host_tree: Path) -> None:
     section = vfs(host_tree, include_glob=("src/**",), exclude_glob=("**/util.py",))
 

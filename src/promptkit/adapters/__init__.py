@@ -71,6 +71,11 @@ if TYPE_CHECKING:
         ModelSettings as ModelSettings,
         UnsupportedSettingError as UnsupportedSettingError,
     )
+    from promptkit.adapters._stream import (
+        DEFAULT_STREAM_MAX_BYTES as DEFAULT_STREAM_MAX_BYTES,
+        DEFAULT_STREAM_MAX_SECONDS as DEFAULT_STREAM_MAX_SECONDS,
+        StreamLimits as StreamLimits,
+    )
     from promptkit.adapters._tools import MAX_TOOL_RESULT_BYTES as MAX_TOOL_RESULT_BYTES
     from promptkit.adapters._tracing import OptimizeTrace as OptimizeTrace
 
@@ -150,6 +155,11 @@ else:
             "promptkit.adapters._settings": (
                 "ModelSettings",
                 "UnsupportedSettingError",
+            ),
+            "promptkit.adapters._stream": (
+                "DEFAULT_STREAM_MAX_BYTES",
+                "DEFAULT_STREAM_MAX_SECONDS",
+                "StreamLimits",
             ),
             "promptkit.adapters._tools": ("MAX_TOOL_RESULT_BYTES",),
             "promptkit.adapters._tracing": ("OptimizeTrace",),

@@ -32,6 +32,7 @@ from promptkit.adapters._wire_api import (
     ToolReply,
     WireApi,
     WireConversation,
+    delta_text,
     normalised_finish_reason,
     timeout_option,
 )
@@ -171,7 +172,7 @@ class ChatCompletionsApi(WireApi):
         )
 
     def stream_decoder(self) -> StreamDecoder:
-        return _ChatDecoder()
+        return _ChatDecoder(self.api)
 
     def without_native_output(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
         return {name: value for name, value in request.items() if name != "response_format"}
@@ -197,21 +198,27 @@ def _message_item(message: Message) -> Mapping[str, Any]:
 
 
 class _ChatDecoder(StreamDecoder):
-    """Chunks accumulated by the SDK's own `ChatCompletionStreamState` into a completion."""
+    """Chunks accumulated by the SDK's own `ChatCompletionStreamState` into a completion. The
+    chunk that carries the choice's `finish_reason` completes it: a stream that closes before
+    it (a cut connection, a server that stopped) is cut, whatever text came. The `[DONE]` line
+    after it carries nothing and the SDK reads it without showing it."""
 
-    def __init__(self) -> None:
+    finish_event = "a chunk with finish_reason"
+
+    def __init__(self, api: str) -> None:
+        super().__init__(api)
         from openai.lib.streaming.chat import ChatCompletionStreamState
 
         self._state: Any = ChatCompletionStreamState()
-        self._chunks = 0
+        self._finished = False
 
-    def feed(self, event: Any) -> str | None:
+    def take(self, event: Any) -> str | None:
+        choices = event.choices
+        content = delta_text(choices[0].delta.content, "a chunk's content") if choices else None
         self._state.handle_chunk(event)
-        self._chunks += 1
-        if not event.choices:
-            return None
-        content = event.choices[0].delta.content
-        return str(content) if content else None
+        if choices and choices[0].finish_reason is not None:
+            self._finished = True
+        return content or None
 
     def finished(self) -> Any:
-        return self._state.get_final_completion() if self._chunks else None
+        return self._state.get_final_completion() if self._finished else None

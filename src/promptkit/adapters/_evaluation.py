@@ -42,6 +42,7 @@ from promptkit.adapters._record import (
 )
 from promptkit.adapters._response import PromptResponse
 from promptkit.adapters._settings import ModelSettings
+from promptkit.adapters._stream import DEFAULT_STREAM_LIMITS, StreamLimits
 from promptkit.adapters._tracing import EvaluationTrace
 from promptkit.adapters._transport import Transport
 from promptkit.adapters._wire_api import ModelTurn, WireApi
@@ -132,6 +133,13 @@ class Evaluation(Generic[OutputT]):
                 f"prices must be a promptkit PriceTable, got {type(prices).__name__}"
             )
         self.prices = adapter.prices if prices is None else prices
+        stream_limits = options.get("stream_limits")
+        if stream_limits is not None and not isinstance(stream_limits, StreamLimits):
+            raise ArgumentTypeError(
+                "stream_limits must be a promptkit StreamLimits, got"
+                f" {type(stream_limits).__name__}"
+            )
+        self.stream_limits = stream_limits or DEFAULT_STREAM_LIMITS
         self.adapter = adapter
         self.prompt = prompt
         self.session = session
@@ -190,6 +198,7 @@ class Evaluation(Generic[OutputT]):
             adapter.model,
             fallback=adapter.schema_fallback(),
             server=shown_url(url) if url else None,
+            limits=self.stream_limits,
         )
 
     def steps(self, rendered: RenderedPrompt[Any], api: WireApi) -> Generator[Step, Any, ModelTurn]:

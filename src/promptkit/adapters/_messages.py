@@ -34,6 +34,7 @@ from promptkit.adapters._wire_api import (
     ToolReply,
     WireApi,
     WireConversation,
+    delta_text,
     normalised_finish_reason,
     timeout_option,
     without_entry,
@@ -208,7 +209,7 @@ class MessagesApi(WireApi):
         return await client.messages.stream(**request, **timeout_option(timeout)).__aenter__()
 
     def stream_decoder(self) -> StreamDecoder:
-        return _MessagesDecoder()
+        return _MessagesDecoder(self.api)
 
     def without_native_output(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
         return without_entry(request, "output_config", "format")
@@ -241,15 +242,18 @@ def _replayed_message(blocks: Sequence[Any]) -> tuple[Mapping[str, Any], ...]:
 
 
 class _MessagesDecoder(StreamDecoder):
-    def __init__(self) -> None:
+    finish_event = "message_stop"
+
+    def __init__(self, api: str) -> None:
+        super().__init__(api)
         self._final: Any = None
 
-    def feed(self, event: Any) -> str | None:
+    def take(self, event: Any) -> str | None:
         kind = event.type
         # The SDK's stream also yields derived `text` events; the raw delta is read alone so
         # no text is counted twice.
         if kind == "content_block_delta" and event.delta.type == "text_delta":
-            return str(event.delta.text)
+            return delta_text(event.delta.text, "a text delta")
         if kind == "message_stop":
             self._final = event.message
         return None

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from promptkit.adapters._conversation import Message
     from promptkit.adapters._cost import PriceTable
     from promptkit.adapters._settings import ModelSettings
+    from promptkit.adapters._stream import StreamLimits
     from promptkit.prompt import OverridesLookup
 
 DEFAULT_USER_MESSAGE = "Follow the instructions above."
@@ -75,6 +76,9 @@ class _RunOptions(TypedDict, total=False):
     `DEFAULT_TOOL_CONCURRENCY`); only calls whose tools are `runs_concurrently` overlap."""
     prices: PriceTable | None
     """The prices `usage.cost` comes from for this call (default: the adapter's)."""
+    stream_limits: StreamLimits | None
+    """The bytes each streamed reply of `stream` and `astream` may take, and its time when
+    there is no `deadline` (default `StreamLimits()`: 64 MiB, 30 minutes)."""
 
 
 class CallOptions(_RunOptions, Generic[DepsT], total=False):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from promptkit.adapters._local_servers import refuses_schema, shown_url
 from promptkit.errors import (
@@ -104,6 +104,19 @@ def translate_sdk_error(
     if isinstance(error, base_error):
         detail = scrub(str(error), secrets)[:_MESSAGE_LIMIT]
         return ProviderError(f"{where} failed in the SDK: {type(error).__name__}: {detail}")
+    return None
+
+
+def transport_failure(error: BaseException) -> Literal["timeout", "connection"] | None:
+    """What an exception of the HTTP library both SDKs send through (httpx2) says failed, or
+    None when it is not one. The SDKs wrap these when sending, but the Anthropic SDK lets one
+    raised while a stream is read through as it is."""
+    import httpx2
+
+    if isinstance(error, httpx2.TimeoutException):
+        return "timeout"
+    if isinstance(error, httpx2.TransportError):
+        return "connection"
     return None
 
 

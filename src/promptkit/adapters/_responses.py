@@ -32,6 +32,7 @@ from promptkit.adapters._wire_api import (
     ToolReply,
     WireApi,
     WireConversation,
+    delta_text,
     normalised_finish_reason,
     timeout_option,
     without_entry,
@@ -162,7 +163,7 @@ class ResponsesApi(WireApi):
         return await client.responses.create(**request, stream=True, **timeout_option(timeout))
 
     def stream_decoder(self) -> StreamDecoder:
-        return _ResponsesDecoder()
+        return _ResponsesDecoder(self.api)
 
     def without_native_output(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
         return without_entry(request, "text", "format")
@@ -194,17 +195,24 @@ def _replayed_items(output: Sequence[Any]) -> tuple[Mapping[str, Any], ...]:
 
 
 class _ResponsesDecoder(StreamDecoder):
-    def __init__(self) -> None:
+    finish_event = "response.completed"
+
+    def __init__(self, api: str) -> None:
+        super().__init__(api)
         self._final: Any = None
 
-    def feed(self, event: Any) -> str | None:
+    def take(self, event: Any) -> str | None:
         kind = event.type
         if kind == "response.output_text.delta":
-            return str(event.delta)
+            return delta_text(event.delta, "a text delta")
         if kind in ("response.completed", "response.incomplete", "response.failed"):
             self._final = event.response
         elif kind == "error":
-            raise ProviderServerError(f"the response stream failed: {event.code}: {event.message}")
+            raise ProviderServerError(
+                f"the response stream failed: {event.code}: {event.message}",
+                status=self.status,
+                request_id=self.request_id,
+            )
         return None
 
     def finished(self) -> Any:

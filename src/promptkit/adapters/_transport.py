@@ -6,9 +6,11 @@ and the caller stops waiting when it is spent even if the SDK is still retrying.
 request or stream is read on a worker thread the caller stops waiting for (a blocking socket
 read cannot be interrupted), and with a deadline each attempt is sent with the SDK's retries off
 and retried here (`send_until_deadline`), so no retry reaches the provider after the deadline.
-The asyncio path bounds the request, and every read of a stream, with `asyncio.timeout`. SDK
-exceptions become `promptkit.errors` through the adapter's `translate_error`, unchained: the
-SDK's message can quote the response body.
+The asyncio path bounds the request with `asyncio.timeout`. A stream is read within bounds
+even without a deadline (`_stream`), and ends complete or raises a typed error: cut
+(`ProviderStreamCutError`), malformed (`ProviderMalformedReplyError`), too large or too long.
+SDK exceptions become `promptkit.errors` through the adapter's `translate_error`, unchained:
+the SDK's message can quote the response body.
 
 At a custom base URL a request that asks for JSON-schema output may be refused by a server that
 cannot do it (`StructuredOutputUnsupportedError`). Such a refusal is not retried (llama-cpp-
@@ -20,9 +22,6 @@ the evaluation goes without it.
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import queue
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,10 +36,22 @@ from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._events import TextDelta
 from promptkit.adapters._local_servers import SchemaFallback
 from promptkit.adapters._loop import SendRequest
+from promptkit.adapters._provider_errors import transport_failure
+from promptkit.adapters._stream import (
+    DEFAULT_STREAM_LIMITS,
+    StreamLimits,
+    _StreamTimeUpError,
+    _StreamTooLargeError,
+    aread_events,
+    read_events,
+    stream_time_limit,
+)
 from promptkit.adapters._wire_api import StreamDecoder, WireApi, WireReply
 from promptkit.errors import (
     PromptkitError,
     ProviderConnectionError,
+    ProviderError,
+    ProviderReplyTooLargeError,
     ProviderTimeoutError,
     StructuredOutputUnsupportedError,
 )
@@ -49,17 +60,13 @@ Translate = Callable[..., PromptkitError | None]
 """`translate(error, client=..., where=...)`: an adapter's `translate_error`."""
 
 
-class _StreamDeadlineError(Exception):
-    """The caller stopped waiting for a streamed reply because the deadline passed."""
-
-
 @dataclass(frozen=True)
 class Transport:
     """The requests of one evaluation: its wire API, SDK client, deadline and error translation.
 
     `provider`, `model` and `server` (the base URL of a server other than the provider's own,
     as shown) only name the request in error messages; `fallback` is the evaluation's
-    `SchemaFallback` (None where there is none to take).
+    `SchemaFallback` (None where there is none to take); `limits` bound each streamed reply.
     """
 
     api: WireApi
@@ -70,6 +77,7 @@ class Transport:
     model: str
     fallback: SchemaFallback | None = None
     server: str | None = None
+    limits: StreamLimits = DEFAULT_STREAM_LIMITS
 
     # -- one reply, whole -------------------------------------------------------------------
 
@@ -126,7 +134,9 @@ class Transport:
     # -- one reply, streamed ----------------------------------------------------------------
 
     def receive(self, step: SendRequest, decoder: StreamDecoder) -> Iterator[TextDelta]:
-        """The text of `step`'s reply as it arrives, each SDK event fed to `decoder`."""
+        """The text of `step`'s reply as it arrives, each SDK event fed to `decoder`; the
+        stream is read within the deadline (else `limits.max_seconds`) and `limits.max_bytes`,
+        and ends complete or raises."""
         try:
             yield from self._receive(step, self._request(step), decoder)
         except StructuredOutputUnsupportedError as refused:
@@ -143,20 +153,24 @@ class Transport:
 
         def opened() -> Any:
             if deadline.remaining() is None and not self._may_be_refused(request):
-                return self.api.open_stream(self.client, request, None)
-            return self._attempts(self.api.open_stream, request)
+                stream = self.api.open_stream(self.client, request, None)
+            else:
+                stream = self._attempts(self.api.open_stream, request)
+            decoder.opened(stream)
+            return stream
 
+        time_limit = stream_time_limit(deadline, self.limits)
         try:
-            for event in _events_within(opened, deadline):
+            for event in read_events(
+                opened, time_limit=time_limit, max_bytes=self.limits.max_bytes
+            ):
                 text = decoder.feed(event)
                 if text:
                     yield TextDelta(text, step.number)
-        except (_StreamDeadlineError, _DeadlinePassedError):
-            raise deadline.exceeded(f"while receiving {where}") from None
         except PromptkitError:
             raise
         except Exception as error:
-            raise self._translated(error, where) from None
+            raise self._stream_failure(error, decoder, where) from None
 
     async def areceive(self, step: SendRequest, decoder: StreamDecoder) -> AsyncIterator[TextDelta]:
         """`receive` for asyncio."""
@@ -174,33 +188,88 @@ class Transport:
     ) -> AsyncIterator[TextDelta]:
         where = self._where(step)
         deadline = self.deadline
+
+        async def opened() -> Any:
+            stream = await self.api.aopen_stream(
+                self._client_for(request), request, deadline.remaining()
+            )
+            decoder.opened(stream)
+            return stream
+
+        time_limit = stream_time_limit(deadline, self.limits)
         try:
-            async with asyncio.timeout(deadline.remaining()):
-                stream = await self.api.aopen_stream(
-                    self._client_for(request), request, deadline.remaining()
-                )
-            try:
-                events = aiter(stream)
-                while True:
-                    # Each read is bounded on its own: a timeout scope must not span a `yield`.
-                    async with asyncio.timeout(deadline.remaining()):
-                        try:
-                            event = await anext(events)
-                        except StopAsyncIteration:
-                            break
-                    text = decoder.feed(event)
-                    if text:
-                        yield TextDelta(text, step.number)
-            finally:
-                await stream.close()
-        except TimeoutError:
-            if deadline.remaining() == 0.0:
-                raise deadline.exceeded(f"while receiving {where}") from None
-            raise
+            async for event in aread_events(
+                opened, time_limit=time_limit, max_bytes=self.limits.max_bytes
+            ):
+                text = decoder.feed(event)
+                if text:
+                    yield TextDelta(text, step.number)
         except PromptkitError:
             raise
         except Exception as error:
-            raise self._translated(error, where) from None
+            if isinstance(error, TimeoutError) and time_limit.remaining() == 0.0:
+                error = _StreamTimeUpError()
+            raise self._stream_failure(error, decoder, where) from None
+
+    def _stream_failure(self, error: Exception, decoder: StreamDecoder, where: str) -> Exception:
+        """The caller's error for `error`, raised while `decoder`'s stream was opened or read."""
+        over = self._over_limit(error, decoder, where)
+        if over is not None:
+            return over
+        translated = self._translated(error, where)
+        is_open = decoder.is_open
+        if isinstance(translated, ProviderTimeoutError):
+            return translated
+        if isinstance(translated, ProviderConnectionError) and is_open:
+            return decoder.cut(f"the connection failed ({type(error).__name__})")
+        if translated is not error:
+            return translated
+        failure = transport_failure(error)
+        if failure == "timeout":
+            return ProviderTimeoutError(
+                f"{where} timed out while its reply streamed ({type(error).__name__}); raise"
+                " the client's timeout, or check the provider's status",
+                status=decoder.status,
+                request_id=decoder.request_id,
+            )
+        if failure == "connection":
+            if not is_open:
+                return ProviderConnectionError(
+                    f"{where} could not reach the provider ({type(error).__name__}); check the"
+                    " base URL, the network and any proxy settings"
+                )
+            return decoder.cut(f"the connection failed ({type(error).__name__})")
+        if is_open and isinstance(
+            error, ValueError | TypeError | AttributeError | KeyError | IndexError
+        ):
+            # The SDK decodes and accumulates events itself: a line that is not JSON (or not
+            # UTF-8), or an event its accumulation cannot take, fails inside its iterator.
+            return decoder.malformed(error)
+        return error
+
+    def _over_limit(
+        self, error: Exception, decoder: StreamDecoder, where: str
+    ) -> ProviderError | None:
+        """The error for a stream stopped by its time or its bytes, or None."""
+        if isinstance(error, _StreamTimeUpError | _DeadlinePassedError):
+            if self.deadline.at is not None:
+                return self.deadline.exceeded(f"while receiving {where}")
+            return ProviderTimeoutError(
+                f"{where} streamed for {self.limits.max_seconds:g}s, the longest a stream"
+                " without a deadline is read (StreamLimits.max_seconds); pass deadline= or"
+                " stream_limits= to allow more",
+                status=decoder.status,
+                request_id=decoder.request_id,
+            )
+        if isinstance(error, _StreamTooLargeError):
+            return ProviderReplyTooLargeError(
+                f"{where} streamed {error.received:,} bytes, more than the"
+                f" {self.limits.max_bytes:,} one streamed reply may take"
+                " (StreamLimits.max_bytes); the stream was closed and nothing of it was used",
+                status=decoder.status,
+                request_id=decoder.request_id,
+            )
+        return None
 
     # -- the request and its attempts --------------------------------------------------------
 
@@ -264,56 +333,3 @@ class Transport:
     def _where(self, step: SendRequest) -> str:
         at = f" at {self.server}" if self.server else ""
         return f"{self.provider} {self.api.api} request {step.number} (model {self.model}{at})"
-
-
-def _events_within(opened: Callable[[], Any], deadline: Deadline) -> Iterator[Any]:
-    """The events of the stream `opened()` returns, waiting for each no later than `deadline`.
-
-    Without a deadline the stream is read here. With one it is read on a worker thread, since a
-    blocking socket read cannot be interrupted: the caller stops waiting when the deadline
-    passes, and the worker ends by itself because its request timeout is the time that was left.
-    """
-    if deadline.remaining() is None:
-        stream = opened()
-        try:
-            yield from stream
-        finally:
-            stream.close()
-        return
-    items: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            stream = opened()
-            try:
-                for event in stream:
-                    items.put((True, event))
-                    if stop.is_set():
-                        break
-            finally:
-                stream.close()
-            items.put((False, None))
-        except BaseException as error:
-            items.put((False, error))
-
-    worker = threading.Thread(
-        target=contextvars.copy_context().run,
-        args=(produce,),
-        name="promptkit-provider-stream",
-        daemon=True,
-    )
-    worker.start()
-    try:
-        while True:
-            try:
-                is_event, value = items.get(timeout=deadline.remaining())
-            except queue.Empty:
-                raise _StreamDeadlineError from None
-            if not is_event:
-                if value is None:
-                    return
-                raise value
-            yield value
-    finally:
-        stop.set()

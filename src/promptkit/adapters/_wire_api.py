@@ -27,7 +27,11 @@ from promptkit.adapters._conversation import Message
 from promptkit.adapters._provider_errors import request_id
 from promptkit.adapters._response import FinishReason, TokenUsage
 from promptkit.adapters._settings import ModelSettings, UnsupportedSettingError
-from promptkit.errors import PromptkitError, ProviderError, ProviderMalformedReplyError
+from promptkit.errors import (
+    PromptkitError,
+    ProviderMalformedReplyError,
+    ProviderStreamCutError,
+)
 from promptkit.prompt import RenderedPrompt
 from promptkit.wire import WireFormat
 
@@ -237,25 +241,91 @@ class WireApi(ABC):
 class StreamDecoder(ABC):
     """Reads the events of one streamed reply. The final turn is the API's own `read` of the
     SDK's accumulated object, so a streamed reply and a plain one cannot disagree about text,
-    tool calls or usage."""
+    tool calls or usage.
+
+    A stream ends complete or raises: an event that is not of its type's shape (the SDK builds
+    events leniently, so a field may hold anything) is `ProviderMalformedReplyError`, as a
+    malformed plain reply is; a stream that ends before its API's finish event is
+    `ProviderStreamCutError`, never a partial reply passed on as whole.
+    """
+
+    finish_event: ClassVar[str]
+    """The API's name for the event that completes a reply, for messages."""
+
+    def __init__(self, api: str) -> None:
+        self.api = api
+        self.events = 0
+        self.is_open = False
+        self.status = 200
+        self.request_id: str | None = None
 
     @abstractmethod
-    def feed(self, event: Any) -> str | None:
-        """Take one SDK event; return the text it adds to the reply, if any."""
+    def take(self, event: Any) -> str | None:
+        """Take one SDK event; return the text it adds to the reply, if any (a field of the
+        wrong kind may raise anything `read` may)."""
 
     @abstractmethod
     def finished(self) -> Any:
-        """The accumulated reply object the API reads, or None when the stream ended early."""
+        """The accumulated reply object the API reads, or None when the finish event has not
+        arrived."""
+
+    def opened(self, stream: Any) -> None:
+        """Note that the stream is open, and its HTTP response (`stream.response`) for errors
+        to name."""
+        self.is_open = True
+        response = getattr(stream, "response", None)
+        status = getattr(response, "status_code", None)
+        if isinstance(status, int):
+            self.status = status
+        self.request_id = request_id(getattr(response, "headers", None))
+
+    def feed(self, event: Any) -> str | None:
+        """`take` one event, guarded: a malformed one is `ProviderMalformedReplyError`."""
+        self.events += 1
+        try:
+            return self.take(event)
+        except PromptkitError:
+            raise
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as error:
+            raise self.malformed(error) from None
+
+    def malformed(self, error: BaseException) -> ProviderMalformedReplyError:
+        """The error for event number `events` (or the stream's bytes) not being what the API
+        sends."""
+        return ProviderMalformedReplyError(
+            f"the {self.api} stream{_ident(self.request_id, first=True)} is malformed at event"
+            f" {max(self.events, 1)}: {type(error).__name__}: {str(error)[:200]}; is the base"
+            " URL an API of the right kind?",
+            status=self.status,
+            request_id=self.request_id,
+        )
+
+    def cut(self, cause: str) -> ProviderStreamCutError:
+        """The error for a stream that ended (`cause`) before its finish event."""
+        return ProviderStreamCutError(
+            f"the {self.api} stream{_ident(self.request_id, first=True)} ended after"
+            f" {self.events} events without its finish event ({self.finish_event}): {cause};"
+            " the partial reply was not used, retry the request",
+            status=self.status,
+            request_id=self.request_id,
+        )
 
     def turn(self, api: WireApi) -> ModelTurn:
-        """The decoded reply, once the stream has ended."""
+        """The decoded reply, once the stream has ended: `ProviderStreamCutError` when its
+        finish event never came, `ProviderMalformedReplyError` when it does not decode."""
         final = self.finished()
         if final is None:
-            raise ProviderError(
-                f"the {api.api} stream ended before the reply was complete; the connection"
-                " may have been cut, retry the request"
-            )
-        return api.read(final)
+            raise self.cut("the stream closed early")
+        return read_turn(api, WireReply(final, self.status, self.request_id))
+
+
+def delta_text(value: Any, what: str) -> str | None:
+    """`value` as the text a streamed event adds (None for none); TypeError, which
+    `StreamDecoder.feed` reports as a malformed event, when the event holds something else
+    there (the SDKs build events leniently)."""
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(f"{what} is {type(value).__name__}, not text")
 
 
 @dataclass(frozen=True)
@@ -335,8 +405,10 @@ def _malformed(api: str, raw: Any, what: str) -> ProviderMalformedReplyError:
     )
 
 
-def _ident(sent_id: str | None) -> str:
-    return f", request id {sent_id}" if sent_id else ""
+def _ident(sent_id: str | None, *, first: bool = False) -> str:
+    if not sent_id:
+        return ""
+    return f" (request id {sent_id})" if first else f", request id {sent_id}"
 
 
 def _kind(body: Any) -> str:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         Finish as Finish,
         Reply as Reply,
         ReplyKind as ReplyKind,
+        StreamFault as StreamFault,
         ToolCall as ToolCall,
         Usage as Usage,
     )
@@ -54,6 +55,7 @@ else:
                 "Finish",
                 "Reply",
                 "ReplyKind",
+                "StreamFault",
                 "ToolCall",
                 "Usage",
             ),

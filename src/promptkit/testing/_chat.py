@@ -112,6 +112,19 @@ class FakeChatCompletions(FakeApi):
             yield sse_event(None, {**head, "choices": [], "usage": body["usage"]})
         yield "data: [DONE]\n\n"
 
+    def is_text_delta(self, data: dict[str, Any]) -> bool:
+        choices = data.get("choices") or [{}]
+        return bool(choices[0].get("delta", {}).get("content"))
+
+    def is_finish(self, data: dict[str, Any]) -> bool:
+        choices = data.get("choices") or [{}]
+        return choices[0].get("finish_reason") is not None
+
+    def wrong_shaped(self, data: dict[str, Any]) -> dict[str, Any]:
+        [choice] = data["choices"]
+        delta = {"content": {"text": [choice["delta"]["content"]]}}
+        return {**data, "choices": [{**choice, "delta": delta}]}
+
     def error_body(
         self, status: int, message: str, *, error_type: str | None, request_id: str
     ) -> dict[str, Any]:

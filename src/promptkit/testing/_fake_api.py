@@ -2,10 +2,12 @@
 pieces the APIs' modules share.
 
 A `FakeApi` renders a scripted `Reply` as the API's 200 body, re-tells that body as the
-server-sent events the API streams, writes the API's error body, and lists what in a request the
-real API would refuse. Each API is one private module of this package (`_responses`, `_chat`,
-`_messages`); the facts it shares with the adapters that speak the same API (paths, names,
-strict-schema rules, the SDK's request types) come from its `WireFormat` (`promptkit.wire`).
+server-sent events the API streams (and says which of them carry text and which ends the
+answer, for the stream faults of `_stream_faults`), writes the API's error body, and lists what
+in a request the real API would refuse. Each API is one private module of this package
+(`_responses`, `_chat`, `_messages`); the facts it shares with the adapters that speak the same
+API (paths, names, strict-schema rules, the SDK's request types) come from its `WireFormat`
+(`promptkit.wire`).
 
 Bodies carry every field the SDKs' response models require, so clients built with
 `_strict_response_validation=True` accept them; fields a real response echoes from the request
@@ -59,6 +61,19 @@ class FakeApi(ABC):
         """The server-sent events that tell `body`, the non-streamed answer to `request`."""
 
     @abstractmethod
+    def is_text_delta(self, data: dict[str, Any]) -> bool:
+        """Whether the streamed event `data` adds text to the answer."""
+
+    @abstractmethod
+    def is_finish(self, data: dict[str, Any]) -> bool:
+        """Whether the streamed event `data` is the first of those that complete the answer."""
+
+    @abstractmethod
+    def wrong_shaped(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The text delta `data` with its text replaced by an object: JSON, but not the shape
+        the event's type has."""
+
+    @abstractmethod
     def error_body(
         self, status: int, message: str, *, error_type: str | None, request_id: str
     ) -> dict[str, Any]:
@@ -76,10 +91,6 @@ class FakeApi(ABC):
         """Everything the real API would refuse in `body`, each as one sentence naming where:
         keys the SDK's request type does not declare or requires, then the API's own rules."""
         return request_type_problems(body, self.format.request_type()) + self.rule_problems(body)
-
-    def stream(self, body: dict[str, Any], request: dict[str, Any]) -> bytes:
-        """The SSE stream that tells `body`."""
-        return "".join(self.events(body, request)).encode("utf-8")
 
 
 # -- bodies -------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from promptkit.testing._messages import FakeMessages
 from promptkit.testing._profile import ServerProfile
 from promptkit.testing._replies import Reply
 from promptkit.testing._responses import FakeResponses
+from promptkit.testing._stream_faults import stream_body
 from promptkit.wire import Endpoint
 
 _log = get_logger("promptkit.testing")
@@ -118,6 +119,9 @@ class _Answer:
     status: int
     headers: tuple[tuple[str, str], ...]
     body: bytes
+    # A faulty stream (`StreamBody`): a longer length promised than sent, or an endless tail.
+    promised: int | None = None
+    repeated: bytes = b""
 
 
 class FakeProviderServer:
@@ -447,12 +451,12 @@ class FakeProviderServer:
             events = api.events(body, request)
             if profile is not None:
                 events = profile.stream(events)
-            stream = "".join(events).encode("utf-8")
+            stream = stream_body(api, list(events), reply.stream_fault)
             headers = (
                 ("content-type", "text/event-stream"),
                 (api.format.request_id_header, record.request_id),
             )
-            return _Answer(status=200, headers=headers, body=stream)
+            return _Answer(200, headers, stream.sent, stream.promised, stream.repeated)
         return _json_answer(200, body, record, ())
 
     def _take_reply(self, endpoint: Endpoint) -> tuple[Reply | None, Responder | None]:
@@ -552,6 +556,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(answer.status)
         for name, value in answer.headers:
             self.send_header(name, value)
-        self.send_header("content-length", str(len(answer.body)))
+        if answer.repeated:
+            # No length: the body ends when the connection does, which the client ends.
+            self.send_header("connection", "close")
+            self.end_headers()
+            self.wfile.write(answer.body)
+            self._send_until_hung_up(answer.repeated)
+            self.close_connection = True
+            return
+        self.send_header("content-length", str(answer.promised or len(answer.body)))
         self.end_headers()
         self.wfile.write(answer.body)
+        if answer.promised is not None:
+            self.close_connection = True  # fewer bytes than promised: the connection drops
+
+    def _send_until_hung_up(self, chunk: bytes) -> None:
+        stopping = self.server.owner._stopping
+        # A short pause per write keeps an endless stream from taking a core from the tests.
+        while not stopping.wait(0.001):
+            self.wfile.write(chunk)

@@ -134,6 +134,16 @@ class FakeMessages(FakeApi):
         )
         yield event("message_stop")
 
+    def is_text_delta(self, data: dict[str, Any]) -> bool:
+        delta = data.get("delta")
+        return isinstance(delta, dict) and delta.get("type") == "text_delta"
+
+    def is_finish(self, data: dict[str, Any]) -> bool:
+        return data.get("type") == "message_delta"
+
+    def wrong_shaped(self, data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "delta": {"type": "text_delta", "text": {"text": [data["delta"]["text"]]}}}
+
     def error_body(
         self, status: int, message: str, *, error_type: str | None, request_id: str
     ) -> dict[str, Any]:

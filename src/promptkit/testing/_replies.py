@@ -13,7 +13,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from promptkit.errors import ArgumentValueError
 
@@ -22,6 +22,28 @@ ReplyKind = Literal["message", "error", "raw"]
 Finish = Literal["complete", "max_tokens", "context_window", "content_filter", "refusal"]
 """How a message reply ends: complete, cut off by the output token limit, by the context
 window or by a content filter, or declined (see `Reply.truncated` and `Reply.refusal`)."""
+
+StreamFault = Literal[
+    "cut_mid_text",
+    "cut_before_finish",
+    "malformed_event",
+    "wrong_shaped_event",
+    "endless",
+    "endless_event",
+]
+"""How a streamed reply goes wrong (`Reply.faulty_stream`):
+
+- `cut_mid_text`: the connection drops after the second piece of text (fewer bytes than the
+  `content-length` promised);
+- `cut_before_finish`: the stream ends cleanly just before the event that completes the answer
+  (Responses `response.completed`, the Chat chunk with `finish_reason`, Anthropic
+  `message_delta`), so neither it nor anything after it (`[DONE]`, `message_stop`) arrives;
+- `malformed_event`: the second piece of text is not JSON (its text cut in half);
+- `wrong_shaped_event`: the second piece of text is JSON of the wrong shape (its text an
+  object);
+- `endless`: the first piece of text again and again, until the client hangs up;
+- `endless_event`: one event whose data line never ends, until the client hangs up.
+"""
 
 
 @dataclass(frozen=True)
@@ -118,6 +140,7 @@ class Reply:
     reasoning: str | None = None
     raw_body: bytes = b""
     content_type: str = "application/json"
+    stream_fault: StreamFault | None = None
 
     def __post_init__(self) -> None:
         if self.kind == "raw":
@@ -240,6 +263,20 @@ class Reply:
         sends a malformed reply (invalid JSON, `null`, an SSE stream where JSON was expected)."""
         data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
         return cls(kind="raw", status=status, raw_body=data, content_type=content_type)
+
+    @classmethod
+    def faulty_stream(cls, reply: Reply, fault: StreamFault) -> Reply:
+        """`reply` (text, JSON or tool calls) streamed with `fault` (see `StreamFault`); a request
+        that does not stream gets `reply` whole. The faults act on the text, so give a reply of
+        at least two words."""
+        if reply.kind != "message":
+            raise ArgumentValueError("Reply.faulty_stream takes a message reply")
+        if fault not in get_args(StreamFault):
+            raise ArgumentValueError(
+                f"Reply.faulty_stream: unknown fault {fault!r}; expected one of"
+                f" {', '.join(get_args(StreamFault))}"
+            )
+        return replace(reply, stream_fault=fault)
 
     @classmethod
     def delay(cls, seconds: float, then: Reply) -> Reply:

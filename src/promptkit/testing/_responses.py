@@ -108,6 +108,15 @@ class FakeResponses(FakeApi):
             yield event("response.output_item.done", output_index=index, item=item)
         yield event("response.completed", response=body)
 
+    def is_text_delta(self, data: dict[str, Any]) -> bool:
+        return data.get("type") == "response.output_text.delta"
+
+    def is_finish(self, data: dict[str, Any]) -> bool:
+        return data.get("type") in ("response.completed", "response.incomplete")
+
+    def wrong_shaped(self, data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "delta": {"text": [data["delta"]]}}
+
     def error_body(
         self, status: int, message: str, *, error_type: str | None, request_id: str
     ) -> dict[str, Any]:

@@ -248,23 +248,17 @@ class VirtualFilesystem:
         except re.error as error:
             return _failure(f"invalid regular expression {params.pattern!r}: {error}")
         base = normalize_vfs_path(params.path)
-        if self.overlay.mount_of(base) is not None and self.overlay.is_file(base):
-            candidates = [base]
-        else:
-            prefix = base.rstrip("/") + "/"
-            path_filter = PathGlob.compile(params.glob) if params.glob else None
-            candidates = sorted(
-                path
-                for path, _ in self.overlay.files()
-                if path.startswith(prefix)
-                and (path_filter is None or path_filter.matches(path[len(prefix) :]))
-            )
+        candidates = self._grep_candidates(base, params.glob)
         if not candidates:
             return _failure(f"no file under {base} to search: check path and glob")
         limit = min(params.max_matches, MAX_GREP_MATCHES)
         timeout = self.grep_timeout
         remaining = context.remaining_s()
         if remaining is not None:
+            if remaining <= 0.0:
+                return _failure(
+                    "vfs_grep stopped after 0s, before it started: the call's deadline has passed"
+                )
             timeout = min(timeout, remaining)
         left_out: list[str] = []
         outcome = search_lines(
@@ -279,6 +273,11 @@ class VirtualFilesystem:
         lines = [f"{match.path}:{match.line}: {match.text}" for match in outcome.matches]
         if outcome.is_truncated:
             lines.append(f"... more matches not shown (limit {limit}): narrow the search")
+        elif outcome.is_stopped:
+            lines.append(
+                f"... stopped after {timeout:g}s, {outcome.files_searched:,} of"
+                f" {len(candidates):,} files searched: narrow path or glob to search the rest"
+            )
         if left_out:
             lines.append(
                 f"({count_noun(len(left_out), 'file')} not searched: deleted, replaced or"
@@ -289,8 +288,21 @@ class VirtualFilesystem:
             message=message,
             value={
                 "matches": [{"path": m.path, "line": m.line} for m in outcome.matches],
-                "truncated": outcome.is_truncated,
+                "truncated": outcome.is_truncated or outcome.is_stopped,
             },
+        )
+
+    def _grep_candidates(self, base: str, glob: str | None) -> list[str]:
+        """The files a search of `base` (a file, or a folder filtered by `glob`) reads."""
+        if self.overlay.mount_of(base) is not None and self.overlay.is_file(base):
+            return [base]
+        prefix = base.rstrip("/") + "/"
+        path_filter = PathGlob.compile(glob) if glob else None
+        return sorted(
+            path
+            for path, _ in self.overlay.files()
+            if path.startswith(prefix)
+            and (path_filter is None or path_filter.matches(path[len(prefix) :]))
         )
 
     def _texts(self, paths: list[str], left_out: list[str]) -> Iterator[tuple[str, str]]:
