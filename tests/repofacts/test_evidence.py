@@ -132,3 +132,27 @@ def test_broader_targets_come_before_the_cases_they_cover(tmp_path: Path) -> Non
         "- Also in `package.json`: `npm run test:e2e:chrome`,"
         " `npm run deflake:test:integration:docker`, `npm run auth`, `npm run release:step0`,"
     )
+
+
+def test_the_text_of_a_multi_line_string_or_here_document_is_no_command(tmp_path: Path) -> None:
+    steps = (
+        "name: CI\non: [push]\njobs:\n  check:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: |\n"
+        "          gh api graphql -f query='\n"
+        "            nodes {\n"
+        "              databaseId\n"
+        "            }' -f owner=acme\n"
+        "          cat <<EOF > body.json\n"
+        "          pytest-report summary\n"
+        "          EOF\n"
+        "          make test\n"
+        "      - shell: pwsh\n"
+        "        run: |\n"
+        "          $validCount++\n"
+        "          docker info\n"
+    )
+    files = {"Makefile": "test:\n\tpytest\n", CI: steps}
+
+    facts = scan_workspace(committed_repo(tmp_path / "bot", files))
+
+    assert facts.workflows[0].runnable == ("make test",)

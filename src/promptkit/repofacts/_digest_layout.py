@@ -29,7 +29,7 @@ _SKIP_LABELS = {
 }
 _MAX_CODE_LANGUAGES = 8
 _MAX_OTHER_TYPES = 6
-_MAX_NOTABLE = 20
+_NOTABLE_PER_LINE = 12
 _MAX_ENTRY_POINTS = 12
 _MAX_ROOT_FILES = 24
 _MAX_PATHS_PER_LINE = 8
@@ -74,10 +74,11 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:  # noqa: C901
     if facts.entry_points:
         listed = _bounded(facts.entry_points, _MAX_ENTRY_POINTS)
         lines.append(DigestLine("Layout", 66, f"- Entry points: {listed}"))
-    if facts.notable_files:
-        shown = _bounded(facts.notable_files, _MAX_NOTABLE)
-        lines.append(DigestLine("Layout", 88, f"- Docs and config: {shown}"))
+    # The key files are what maintainers name most: in lines of a few, so the budget can keep
+    # the top level's and drop the deeper ones.
+    lines.extend(_catalogue("- Docs and config", facts.notable_files, 88, _NOTABLE_PER_LINE))
     lines.extend(_catalogue("- Contributor docs", facts.contributor_docs, 86))
+    lines.extend(_catalogue("- Build logic", facts.build_logic, 80))
     lines.extend(_docs_and_tests(facts))
     if facts.generated_folders:
         listed = ", ".join(code_span(path) for path in facts.generated_folders)
@@ -99,7 +100,7 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:  # noqa: C901
         unnamed = [name for name in facts.root_files if name not in facts.notable_files]
         if unnamed:
             text += f"; besides docs and config: {_bounded(unnamed, _MAX_ROOT_FILES)}"
-        lines.append(DigestLine("Layout", 58, text))
+        lines.append(DigestLine("Layout", 70, text))
     if other:
         listed = ", ".join(f"{lang.language} {lang.files:,}" for lang in other[:_MAX_OTHER_TYPES])
         lines.append(DigestLine("Layout", 55, f"- Other files: {listed}"))
@@ -129,10 +130,17 @@ def _docs_and_tests(facts: WorkspaceFacts) -> list[DigestLine]:
         # A folder of pages with nothing more to say than its home: its Layout line will do.
         if site.config is not None or len(details) > (site.home is not None):
             lines.append(DigestLine("Layout", 84, f"- Docs site{kind}: {'; '.join(parts)}"))
+    # Folders with a line of their own, and the largest subfolders those lines name.
+    inline = {
+        child.rstrip("/")
+        for folder in facts.folders
+        for child in (folder.path, *folder.subfolders[:_MAX_INLINE_SUBFOLDERS])
+    }
     for rank, suite in enumerate(facts.suites):
+        areas = tuple(area for area in suite.areas if area not in inline)
         named = [
             f"{label} {', '.join(map(code_span, paths))}"
-            for label, paths in (("helpers", suite.helpers), ("data", suite.data))
+            for label, paths in (("areas", areas), ("helpers", suite.helpers), ("data", suite.data))
             if paths
         ]
         if not named:
@@ -215,12 +223,14 @@ def _bounded(paths: Sequence[str], limit: int) -> str:
     return f"{listed} and {more} more" if more > 0 else listed
 
 
-def _catalogue(label: str, paths: tuple[str, ...], priority: float) -> list[DigestLine]:
+def _catalogue(
+    label: str, paths: tuple[str, ...], priority: float, per_line: int = _MAX_PATHS_PER_LINE
+) -> list[DigestLine]:
     """`paths` in lines of a few each, so the budget can keep the head and drop the tail."""
     lines: list[DigestLine] = []
-    for start in range(0, len(paths), _MAX_PATHS_PER_LINE):
-        chunk = ", ".join(code_span(path) for path in paths[start : start + _MAX_PATHS_PER_LINE])
-        priority_here = priority - 6 * start // _MAX_PATHS_PER_LINE
+    for start in range(0, len(paths), per_line):
+        chunk = ", ".join(code_span(path) for path in paths[start : start + per_line])
+        priority_here = priority - 6 * start // per_line
         lines.append(DigestLine("Layout", priority_here, f"{label}: {chunk}"))
     return lines
 

@@ -4,8 +4,9 @@ Maintainers' own agent files name the same kinds of files again and again: contr
 architecture docs (a `CONTRIBUTING.md`, a `contributing/` or `docs/architecture/` folder),
 key configuration, the agent skills kept next to the code (`.agents/skills/<name>/SKILL.md`),
 where code starts (a Go command's main.go, a package's index.ts or __init__.py, a crate's
-lib.rs) and the modules the code revolves around, which are in practice its largest
-hand-written source files. This module picks them out; `scan_workspace` records them.
+lib.rs, the `default.nix` a Nix folder is imported by) and the modules the code revolves
+around, which are in practice its largest hand-written source files. This module picks
+them out; `scan_workspace` records them.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from dataclasses import dataclass
 from itertools import islice
 
 from promptkit.repofacts._suites import TEST_FILE_NAME, TEST_FOLDER_NAMES
+from promptkit.repofacts._tooling import VENDORED_FOLDERS
 from promptkit.repofacts._tooling.model import FileReader, one_line
 
 __all__ = [
     "AgentSkill",
     "agent_docs",
     "agent_skills",
+    "build_logic",
     "contributor_docs",
     "entry_points",
     "generated_folders",
@@ -66,7 +69,9 @@ _NOTABLE_ELSEWHERE = re.compile(
     r"\.cargo/config\.toml|(?:tests?|src)/(?:[^/]+/){0,2}conftest\.py|"
     r"\.github/(?:PULL_REQUEST_TEMPLATE/[^/]+\.md|pull_request_template\.md)|"
     r"docs/(?:migrations?|migrating|upgrading|upgrade)(?:[^/]*\.md|/[^/]+\.md)|"
-    r"\.config/nextest\.toml|\.cursor/rules/[^/]+|(?-i:.*/(?:AGENTS|CLAUDE|GEMINI)\.md)",
+    r"\.config/nextest\.toml|\.cursor/rules/[^/]+|(?-i:.*/(?:AGENTS|CLAUDE|GEMINI)\.md)|"
+    # The git hooks a repository keeps for its contributors, and the changesets' settings.
+    r"\.?githooks/[^/]+|\.husky/[^/]+|\.changeset/config\.json",
     re.IGNORECASE,
 )
 # A folder of docs for the people who work on the code rather than for its users, at the top
@@ -78,13 +83,23 @@ _CONTRIBUTOR_DOC = re.compile(
     re.IGNORECASE,
 )
 _NESTED_CONTRIBUTING = re.compile(r"[^/.][^/]*/(?:[^/]+/)?CONTRIBUTING\.md", re.IGNORECASE)
+# A doc named in capitals beside the docs or the repository's settings (`docs/RELEASING.md`,
+# `.github/DEVELOPMENT_GUIDE.md`) is, by convention, for the people who work on the project;
+# the community files GitHub shows on its own pages are not about the work, and the guides
+# named among the key files are named there.
+_CAPITALS_DOC = re.compile(
+    r"(?:docs?|\.github)/(?!(?:CODE_OF_CONDUCT|SECURITY|SUPPORT|FUNDING|GOVERNANCE|"
+    r"PULL_REQUEST_TEMPLATE|CONTRIBUTING|ARCHITECTURE|DEVELOPMENT)\.)[A-Z][A-Z0-9_-]+\.(?:md|rst|txt)"
+)
 _ENTRY_POINT = re.compile(
     r"(?:cmd/[^/]+/)?main\.go|(?:(?:packages|apps|libs)/[^/]+/)?src/index\.[cm]?tsx?|"
     r"(?:(?:crates|packages)/[^/]+/)?src/(?:lib|main)\.rs|(?:src/)?[A-Za-z_]\w*/__init__\.py|"
-    r"(?:src/)?[A-Za-z_]\w*/__main__\.py"
+    r"(?:src/)?[A-Za-z_]\w*/__main__\.py|[\w.-]+/default\.nix"
 )
 # Every entry point ends so: a cheap test that spares the pattern most paths of a big tree.
-_ENTRY_POINT_ENDINGS = ("main.go", "ts", "tsx", "lib.rs", "main.rs", "__init__.py", "__main__.py")
+_ENTRY_POINT_ENDINGS = (
+    "main.go", "ts", "tsx", "lib.rs", "main.rs", "__init__.py", "__main__.py", "default.nix"
+)  # fmt: skip
 _AGENT_FILE_ENDINGS = ("/AGENTS.md", "/CLAUDE.md", "/GEMINI.md")
 _MAX_ENTRY_POINTS = 24
 _NOT_CODE_HOMES = frozenset({"tests", "test", "docs", "examples", "scripts", "benchmarks"})
@@ -108,8 +123,9 @@ def is_notable(relative: str) -> bool:
 
 
 def contributor_docs(paths: list[str]) -> tuple[str, ...]:
-    """Docs in the folders written for contributors, each folder's README first, and a
-    folder's own contributing guide (`examples/CONTRIBUTING.md`)."""
+    """Docs in the folders written for contributors, each folder's README first, a folder's
+    own contributing guide (`examples/CONTRIBUTING.md`), and the docs named in capitals in
+    `docs/` and `.github/` (`docs/RELEASING.md`)."""
     # Both are at most three folders deep (`docs/architecture/layers/x.md`): the cheap test
     # first, for the many deep paths of a big tree.
     found = [
@@ -119,6 +135,7 @@ def contributor_docs(paths: list[str]) -> tuple[str, ...]:
         and (
             _CONTRIBUTOR_DOC.fullmatch(path) is not None
             or _NESTED_CONTRIBUTING.fullmatch(path) is not None
+            or _CAPITALS_DOC.fullmatch(path) is not None
         )
     ]
     return tuple(
@@ -226,16 +243,18 @@ _HEAD_BYTES = 1024
 _NOT_CORE = frozenset(
     {
         "test", "tests", "testing", "__tests__", "spec", "specs", "e2e", "fixtures", "testdata",
-        "docs", "doc", "examples", "example", "benchmarks", "bench", "benches", "scripts",
+        "docs", "doc", "examples", "example", "benchmarks", "benchmark", "bench", "benches",
+        "scripts",
         "vendor", "vendored", "third_party", "node_modules", "generated", "gen", "snapshots",
         "integration_tests", "integration-tests", "playground", "website", "site", "dist",
     }
 )  # fmt: skip
-# Tests, type declarations (`.d.ts`, `.pyi`) that mirror a module written elsewhere, and
-# files whose name says a tool wrote them (`.pb.go`, `_pb2.py`, `.generated.ts`).
+# Tests, type declarations (`.d.ts`, `.pyi`) that mirror a module written elsewhere, files
+# whose name says a tool wrote them (`.pb.go`, `_pb2.py`, `.generated.ts`, `Model.Generated.cs`)
+# and minified bundles (`d3.v7.min.js`), which are someone else's code, shipped.
 _NOT_HAND_WRITTEN_NAME = re.compile(
     rf"{TEST_FILE_NAME}|.*\.d\.[cm]?ts|.*\.pyi|"
-    r".*\.pb\.\w+|.*_pb2\.py|.*[._-]generated\.\w+|.*\.gen\.\w+"
+    r".*\.pb\.\w+|.*_pb2\.py|.*[._-](?i:generated)\.\w+|.*\.gen\.\w+|.*[.-]min\.(?:js|css)"
 )
 _GENERATED_MARK = re.compile(r"@generated|\bgenerated by\b|\bDO NOT EDIT\b", re.IGNORECASE)
 
@@ -275,7 +294,9 @@ def _is_core(path: str) -> bool:
         return False
     # `docs_src/` and `integration-tests/` are docs and tests too: their name's words say so.
     return not any(
-        folder.startswith(".") or any(word in _NOT_CORE for word in re.split(r"[_\-.]", folder))
+        folder.startswith(".")
+        or folder.lower() in _NOT_CORE
+        or any(word in _NOT_CORE for word in re.split(r"[_\-.]", folder.lower()))
         for folder in folders
     )
 
@@ -304,3 +325,49 @@ def generated_folders(paths: list[str]) -> tuple[str, ...]:
                 break
     largest = sorted(found, key=lambda path: (-found[path], path))
     return tuple(largest[:_MAX_GENERATED_FOLDERS])
+
+
+# -- shared build logic ------------------------------------------------------------------------
+
+# The files a build system keeps its shared logic in, beside its entry file: CMake modules and
+# settings (`cmake/warnings.cmake`), MSBuild's imported `.props`/`.targets` (`eng/Testing.props`),
+# the build code of sbt and Mill under `project/`, Gradle's convention plugins (`buildSrc/`,
+# `build-logic/`) and Bazel's macros (`bazel/defs.bzl`).
+_BUILD_LOGIC = re.compile(
+    r"(?:[^/]+/){0,2}[^/]+\.(?:cmake|props|targets)|"
+    r"project/(?:[^/]+/){0,2}[^/]+\.(?:scala|sbt|mill)|"
+    r"(?:buildSrc|build-logic)/(?:[^/]+/){0,5}[^/]+\.gradle(?:\.kts)?|"
+    r"(?:[^/]+/)?[^/]+\.bzl"
+)
+_BUILD_LOGIC_ENDINGS = (
+    ".cmake",
+    ".props",
+    ".targets",
+    ".scala",
+    ".sbt",
+    ".mill",
+    ".gradle",
+    ".kts",
+    ".bzl",
+)
+# Folders whose build files build something else: tests' fixtures, examples (and, at the top,
+# other people's code).
+_NOT_BUILD_LOGIC = frozenset(
+    {"test", "tests", "testdata", "fixtures", "examples", "example", "samples", "benchmarks"}
+)
+_MAX_BUILD_LOGIC = 16
+
+
+def build_logic(paths: list[str]) -> tuple[str, ...]:
+    """The files that hold a build's shared logic (see `_BUILD_LOGIC`), shallowest first, the
+    root's key files (`Directory.Build.props`) left to the notable files."""
+    found = [
+        path
+        for path in paths
+        if path.endswith(_BUILD_LOGIC_ENDINGS)
+        and "/" in path
+        and _BUILD_LOGIC.fullmatch(path) is not None
+        and not _NOT_BUILD_LOGIC & set(path.split("/")[:-1])
+        and path.partition("/")[0] not in VENDORED_FOLDERS
+    ]
+    return tuple(sorted(found, key=lambda path: (path.count("/"), path))[:_MAX_BUILD_LOGIC])

@@ -39,6 +39,7 @@ from promptkit.repofacts._landmarks import (
     AgentSkill,
     agent_docs,
     agent_skills,
+    build_logic,
     contributor_docs,
     entry_points,
     generated_folders,
@@ -67,6 +68,7 @@ from promptkit.repofacts._tooling import (
     parse_workflow,
     rank_commands,
     ranked_tools,
+    script_folders,
 )
 from promptkit.secrets import redact_secrets
 
@@ -101,8 +103,9 @@ class WorkspaceFacts:
     written for contributors; `skills` the agent skills and `agent_docs` the other docs kept
     for coding agents (`.agents/`, `.claude/`, `.github/instructions/`); `largest_modules`
     the largest hand-written source files, `more_modules` the next ones by size (named as
-    room allows), and `generated_folders` the folders of generated code (see
-    `promptkit.repofacts._landmarks`); `docs_site` the documentation site, if any (see
+    room allows), `build_logic` the files a build keeps its shared logic in (CMake modules,
+    MSBuild `.props`, sbt's `project/`) and `generated_folders` the folders of generated
+    code (see `promptkit.repofacts._landmarks`); `docs_site` the documentation site, if any (see
     `promptkit.repofacts._docs_site`); `suites` the largest test suites and `docs_checks` the
     tests that run the docs' examples, `module_tests` the tests named for the largest modules
     (see `promptkit.repofacts._suites`); `exported_modules` the source files packages export by
@@ -132,6 +135,7 @@ class WorkspaceFacts:
     largest_modules: tuple[str, ...] = ()
     more_modules: tuple[str, ...] = ()
     generated_folders: tuple[str, ...] = ()
+    build_logic: tuple[str, ...] = ()
     docs_site: DocsSite | None = None
     suites: tuple[SuiteFolder, ...] = ()
     docs_checks: tuple[str, ...] = ()
@@ -237,12 +241,14 @@ def _scan(  # noqa: C901, PLR0915
     present = frozenset(paths)
     tally = NameTally(paths)
     workflows = _workflows(paths, present, read)
-    configs = config_files(paths)[:_MAX_CONFIG_FILES]
+    scripts = script_folders(paths)
+    configs = config_files(paths, scripts)[:_MAX_CONFIG_FILES]
     lockfiles = _lockfiles(locate, {config.rpartition("/")[0] for config in configs})
     collector = ToolingCollector(
         present=present | lockfiles,
         read=read,
         ci_lines=tuple(line for workflow in workflows for line in workflow.commands),
+        script_folders=scripts,
     )
     tool_depths: dict[str, int] = {}
     for relative in configs:
@@ -299,10 +305,11 @@ def _scan(  # noqa: C901, PLR0915
         root_files=tuple(p for p in paths if "/" not in p),
         contributor_docs=contributor_docs(paths),
         skills=agent_skills(paths, read),
-        agent_docs=tuple(path for path in agent_docs(paths) if path not in guidance.files),
+        agent_docs=agent_docs(paths),
         largest_modules=modules,
         more_modules=ranked_modules[_MAX_LARGEST_MODULES:],
         generated_folders=generated_folders(paths),
+        build_logic=build_logic(paths),
         docs_site=docs_site(paths),
         suites=suite_folders(paths),
         docs_checks=docs_checks(paths),

@@ -41,11 +41,14 @@ CHARS_PER_TOKEN = 4
 
 _SECTIONS = ("Commands", "Layout", "Tooling", "Workflows", "Watch-outs")
 # The share of the budget each part keeps before the rest is shared out by priority.
+# Workflows repeat CI commands the Commands part did not take as canonical (a contributor
+# seldom types them) and name CI files: measured on real repositories, the part that adds
+# least to what maintainers tell agents, so it keeps the smallest share.
 _SHARES: Mapping[str, float] = {
     "Commands": 0.35,
-    "Layout": 0.43,
+    "Layout": 0.47,
     "Tooling": 0.06,
-    "Workflows": 0.08,
+    "Workflows": 0.04,
     "Watch-outs": 0.08,
 }
 _PURPOSE_LABELS: dict[CommandPurpose, str] = {
@@ -381,7 +384,7 @@ def _workflows(facts: WorkspaceFacts, shown: set[str]) -> list[DigestLine]:
         more = len(fresh) - len(listed)
         tail = f" and {more} more" if more > 0 else ""
         body = f": {commands}{tail}" if commands else ""
-        priority = 60 - min(rank, 20)
+        priority = 50 - min(rank, 20)
         lines.append(DigestLine("Workflows", priority, f"- {code_span(workflow.path)}{name}{body}"))
     shown_paths = {workflow.path for workflow, _ in listed_workflows[:_MAX_WORKFLOWS]}
     rest = [workflow.path for workflow in facts.workflows if workflow.path not in shown_paths]
@@ -389,7 +392,7 @@ def _workflows(facts: WorkspaceFacts, shown: set[str]) -> list[DigestLine]:
         names = ", ".join(code_span(path) for path in rest[:_MAX_WORKFLOWS])
         more = len(rest) - _MAX_WORKFLOWS
         tail = f" and {more} more" if more > 0 else ""
-        lines.append(DigestLine("Workflows", 58, f"- Other CI files: {names}{tail}"))
+        lines.append(DigestLine("Workflows", 44, f"- Other CI files: {names}{tail}"))
     return lines
 
 
@@ -405,7 +408,11 @@ def _watch_outs(facts: WorkspaceFacts) -> list[DigestLine]:
     # a contributor guide's other rules are often about its process (issues, labels, sign-off),
     # which matters less to a code change: those only fill room that is left over, after the
     # first lines of the command catalogues.
+    # A `.github/instructions/` file applies to the files its `applyTo` names, not to the work
+    # in general: its rules fill room left over too.
     def is_work(watch_out: WatchOut) -> bool:
+        if watch_out.source.startswith(".github/instructions/"):
+            return False
         return "`" in watch_out.text or is_agent_file(watch_out.source)
 
     ordered = sorted(facts.watch_outs, key=lambda watch_out: not is_work(watch_out))

@@ -30,8 +30,9 @@ TEST_FILE_NAME = r"test_.*|.*_test\.\w+|.*\.(?:test|spec|test-d)\.\w+|conftest\.
 
 # The folder names a test suite lives under.
 _SUITE_NAMES = frozenset(
-    {"tests", "test", "__tests__", "e2e", "spec", "integration-tests", "integration_tests"}
-)
+    {"tests", "test", "testing", "__tests__", "e2e", "spec", "integration-tests",
+     "integration_tests"}
+)  # fmt: skip
 # What a suite keeps besides tests: recorded responses, fixtures, snapshots, expected output.
 _DATA_NAMES = frozenset(
     {
@@ -48,6 +49,7 @@ _MAX_SUITE_DEPTH = 3
 _MAX_DATA_BELOW = 4
 _MAX_DATA = 5
 _MAX_HELPERS = 4
+_MAX_AREAS = 8
 _SMALL_SUITE = 3
 # Not a helper: a test, a package marker or a snapshot.
 _NOT_HELPER = re.compile(rf"{TEST_FILE_NAME}|__init__\.py|.*\.snap")
@@ -66,13 +68,16 @@ _MAX_DOCS_CHECKS = 6
 @dataclass(frozen=True, slots=True)
 class SuiteFolder:
     """A folder of tests: its `path`, how many `files` it holds, the `helpers` its tests share
-    (modules at its top level that are not tests), and its `data` folders (fixtures,
-    snapshots, recorded cassettes). A suite of a few files lists them all as `helpers`."""
+    (modules at its top level that are not tests), its `data` folders (fixtures, snapshots,
+    recorded cassettes) and its `areas`, the other folders in it, largest first (a suite is
+    split by what it tests: `tests/mcp`, `testing/stress`). A suite of a few files lists them
+    all as `helpers`."""
 
     path: str
     files: int
     helpers: tuple[str, ...]
     data: tuple[str, ...]
+    areas: tuple[str, ...] = ()
 
 
 def suite_folders(paths: list[str]) -> tuple[SuiteFolder, ...]:
@@ -135,7 +140,15 @@ def _describe(suite: str, files: list[str]) -> SuiteFolder:
         elif len(inner) > 1 and inner[1] in _DATA_NAMES:
             below.add(f"{suite}/{inner[0]}/{inner[1]}")
     data = sorted(top) + (sorted(below) if len(below) <= _MAX_DATA_BELOW else [])
-    return SuiteFolder(suite, len(files), tuple(helpers[:_MAX_HELPERS]), tuple(data[:_MAX_DATA]))
+    areas: Counter[str] = Counter()
+    for path in files:
+        inner = path[start:].split("/")[:-1]
+        if inner and inner[0] not in _DATA_NAMES:
+            areas[f"{suite}/{inner[0]}"] += 1
+    largest = sorted(areas, key=lambda area: (-areas[area], area))[:_MAX_AREAS]
+    return SuiteFolder(
+        suite, len(files), tuple(helpers[:_MAX_HELPERS]), tuple(data[:_MAX_DATA]), tuple(largest)
+    )
 
 
 def module_tests(modules: tuple[str, ...], paths: list[str]) -> tuple[str, ...]:

@@ -37,10 +37,17 @@ from promptkit.repofacts._tooling.model import (
     classify_name,
 )
 from promptkit.repofacts._tooling.ranking import command_words, rank_commands, ranked_tools
-from promptkit.repofacts._tooling.registry import LOCKFILE_NAMES, config_files, parse_config_file
+from promptkit.repofacts._tooling.registry import (
+    LOCKFILE_NAMES,
+    VENDORED_FOLDERS,
+    config_files,
+    parse_config_file,
+    script_folders,
+)
 
 __all__ = [
     "LOCKFILE_NAMES",
+    "VENDORED_FOLDERS",
     "CommandPurpose",
     "CommandStanding",
     "FileReader",
@@ -64,4 +71,5 @@ __all__ = [
     "rank_commands",
     "ranked_tools",
     "script_commands",
+    "script_folders",
 ]

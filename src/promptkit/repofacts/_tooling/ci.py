@@ -209,11 +209,39 @@ def _indented_block(lines: list[str], index: int, key_indent: int) -> tuple[list
 
 
 def _shell_lines(block: list[str]) -> Iterator[str]:
+    """The command lines of a shell block, continued lines joined. The lines of a quoted
+    string or a here-document that spans several lines (a GraphQL query, a JSON body) are
+    that string's text, not commands."""
     joined = "\n".join(block).replace("\\\n", " ")
+    closing: str | None = None  # the quote or here-document word that ends the open text
     for line in joined.splitlines():
         command = line.strip()
+        if closing is not None:
+            is_quote = closing in ("'", '"')
+            if (is_quote and _open_quote(command, closing) is None) or command == closing:
+                closing = None
+            continue
+        quote = _open_quote(command)
+        heredoc = _HEREDOC.search(command)
+        closing = heredoc.group(1) if heredoc is not None else quote
         if command and not command.startswith("#") and command.split()[0] not in _SHELL_KEYWORDS:
             yield command
+
+
+_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
+
+
+def _open_quote(line: str, inside: str | None = None) -> str | None:
+    """The quote `line` leaves open, starting inside a string `inside` quotes (or outside)."""
+    quote = inside
+    for char in line:
+        if quote is None and char in "'\"":
+            quote = char
+        elif char == quote:
+            quote = None
+    if inside is not None:
+        return None if quote != inside else inside
+    return quote
 
 
 def _strip_yaml_comment(value: str) -> str:

@@ -58,7 +58,8 @@ class ToolingCollector:
 
     `present` holds the workspace's file paths (lockfiles too, whatever their size), and `read`
     reads any of them for parsers that follow one file to another; `ci_lines` are the
-    commands its CI files run, for what no configuration file says (the runner in front).
+    commands its CI files run, for what no configuration file says (the runner in front), and
+    `script_folders` the top-level folders of entry-point scripts.
     `exported_modules` are the source files that packages' manifests export by subpath
     (`"./stdio": "./src/stdio.ts"`).
     `programs` are the programs the configuration shows the project runs (every recorded
@@ -70,6 +71,7 @@ class ToolingCollector:
     present: frozenset[str]
     read: FileReader
     ci_lines: tuple[str, ...] = ()
+    script_folders: frozenset[str] = frozenset({"scripts", "script", "bin"})
     tools: set[str] = field(default_factory=set)
     programs: set[str] = field(default_factory=set)
     commands: list[ToolCommand] = field(default_factory=list)

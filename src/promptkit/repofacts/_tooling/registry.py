@@ -40,15 +40,23 @@ from promptkit.repofacts._tooling.python import (
 from promptkit.repofacts._tooling.ruby import parse_gemfile, parse_gemspec, parse_rakefile
 from promptkit.repofacts._tooling.runners import (
     SCRIPT_DIRECTORIES,
+    looks_runnable,
     parse_justfile,
     parse_makefile,
     parse_root_script,
     parse_script_entry_point,
     parse_taskfile,
+    script_folders,
 )
 from promptkit.repofacts._tooling.rust import parse_cargo_config, parse_cargo_toml
 
-__all__ = ["LOCKFILE_NAMES", "config_files", "parse_config_file"]
+__all__ = [
+    "LOCKFILE_NAMES",
+    "VENDORED_FOLDERS",
+    "config_files",
+    "parse_config_file",
+    "script_folders",
+]
 
 # Text parsers take (collector, source, directory, text).
 _TextParser = Callable[[ToolingCollector, str, str, str], None]
@@ -136,7 +144,7 @@ _DEPENDENCY_MANIFESTS = frozenset(
     }
 )
 # Folders of other people's code, kept in the tree.
-_VENDORED = frozenset(
+VENDORED_FOLDERS = frozenset(
     {"vendor", "vendored", "third_party", "third-party", "thirdparty", "3rdparty", "external",
      "extern", "deps", "node_modules"}
 )  # fmt: skip
@@ -156,14 +164,17 @@ LOCKFILE_NAMES = (
 )
 
 
-def config_files(paths: list[str]) -> list[str]:
-    """The configuration files among `paths`, shallowest first."""
+def config_files(paths: list[str], scripts: frozenset[str] = frozenset()) -> list[str]:
+    """The configuration files among `paths`, shallowest first; `scripts` are the folders of
+    entry-point scripts (see `script_folders`), whose every script counts."""
+    folders = scripts or frozenset(SCRIPT_DIRECTORIES)
     # Every configuration file is at most one folder deep (the script folders are top-level;
     # an Xcode bundle's marker file is one deeper than the bundle).
     candidates = [
         path
         for path in paths
-        if (path.count("/") <= 1 or path.endswith(_XCODE_MARKERS)) and _is_config_file(path)
+        if (path.count("/") <= 1 or path.endswith(_XCODE_MARKERS))
+        and _is_config_file(path, folders)
     ]
     skipped = _platform_folders(paths)
     return sorted(
@@ -175,7 +186,7 @@ def config_files(paths: list[str]) -> list[str]:
 def parse_config_file(collector: ToolingCollector, relative: str) -> None:
     """Parse `relative` into `collector`, reading it through the collector's reader."""
     directory, _, name = relative.rpartition("/")
-    if directory in SCRIPT_DIRECTORIES:
+    if directory in collector.script_folders:
         parse_script_entry_point(collector, name, relative, directory)
         return
     if name in _XCODE_MARKERS:
@@ -201,15 +212,15 @@ def _by_suffix(name: str, parsers: tuple[tuple[str, _TextParser], ...]) -> _Text
     return next((parser for suffix, parser in parsers if name.endswith(suffix)), None)
 
 
-def _is_config_file(relative: str) -> bool:
+def _is_config_file(relative: str, script_folders: frozenset[str]) -> bool:
     directory, _, name = relative.rpartition("/")
-    if directory in SCRIPT_DIRECTORIES:
-        return _looks_runnable(name)
+    if directory in script_folders:
+        return looks_runnable(name)
     if name == "config.toml":
         return directory == ".cargo"
     if name in _XCODE_MARKERS:
         return directory.endswith((".xcodeproj", ".xcworkspace")) and directory.count("/") <= 1
-    if relative.count("/") > 1 or directory.partition("/")[0] in _VENDORED:
+    if relative.count("/") > 1 or directory.partition("/")[0] in VENDORED_FOLDERS:
         return False
     if not directory and _is_root_script(name):
         return True
@@ -237,7 +248,3 @@ def _is_root_script(name: str) -> bool:
     """A script at the top whose name says it checks or builds (`build.sh`, `test.sh`)."""
     stem, dot, suffix = name.partition(".")
     return bool(dot) and suffix in ("sh", "bash") and classify_file_name(stem) != "other"
-
-
-def _looks_runnable(name: str) -> bool:
-    return "." not in name or name.endswith((".sh", ".bash", ".py", ".mjs", ".js", ".ts"))

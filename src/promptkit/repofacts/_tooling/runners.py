@@ -1,5 +1,6 @@
 """Task runners: Makefile targets, justfile recipes, Taskfile tasks, the entry points in
-`scripts/`, `script/` or `bin/` (each with what it runs, when the file spells that out), and
+`scripts/`, `script/` or `bin/` or another folder of scripts (each with what it runs, when the
+file spells that out), and
 the scripts at the top whose name says they build or check (`build.sh`, `test.sh`).
 
 A script's name says what it is for only by how it starts (`test_imports.py`, `lint.sh`): a
@@ -16,15 +17,21 @@ from promptkit.repofacts._tooling.model import classify_file_name, classify_name
 
 __all__ = [
     "SCRIPT_DIRECTORIES",
+    "looks_runnable",
     "parse_justfile",
     "parse_makefile",
     "parse_root_script",
     "parse_script_entry_point",
     "parse_taskfile",
+    "script_folders",
 ]
 
 SCRIPT_DIRECTORIES = ("scripts", "script", "bin")
-_SCRIPT_SUFFIXES = ("", ".sh", ".bash", ".py", ".ps1", ".mjs", ".js", ".ts")
+# Names other projects give their folder of scripts (Dart's `tool/`, Go's `hack/`, `util/`,
+# `Scripts/`): one counts only when most of its files are scripts (see `script_folders`).
+_MAYBE_SCRIPT_DIRECTORIES = frozenset({"tool", "tools", "util", "utils", "hack", "dev", "ci"})
+_SCRIPT_SUFFIXES = ("", ".sh", ".bash", ".py", ".rb", ".ps1", ".mjs", ".js", ".ts")
+_MIN_SCRIPTS = 2
 
 _MAKE_TARGET = re.compile(
     r"^([A-Za-z0-9_][A-Za-z0-9_\-]*+(?:[ \t]++[A-Za-z0-9_][A-Za-z0-9_\-]*+)*+)[ \t]*+::?(?!=)(.*)$"
@@ -70,12 +77,46 @@ def parse_script_entry_point(
         return  # `BUILD`, `README`, `OWNERS`: a build file or a document, not a program
     if suffix == "py":
         command = f"python {source}"
+    elif suffix == "rb":
+        command = f"ruby {source}"
     elif suffix in ("mjs", "js", "ts"):
         command = f"node {source}" if suffix != "ts" else f"npx tsx {source}"
     else:
         command = f"./{source}"
     # One source for the folder, so its scripts are catalogued together.
     collector.add(classify_file_name(stem), command, f"{directory}/")
+
+
+def script_folders(paths: list[str]) -> frozenset[str]:
+    """The top-level folders of entry-point scripts: `scripts/`, `script/` and `bin/`, and a
+    folder named as other projects name theirs (`tool/`, `tools/`, `util/`, `hack/`, any
+    case) when most of the files directly in it are scripts (no suffix, or a script's)."""
+    counts: dict[str, list[int]] = {}
+    for path in paths:
+        folder, _, name = path.partition("/")
+        if "/" in name or not name:
+            continue
+        if (
+            folder in SCRIPT_DIRECTORIES
+            or folder.lower() in _MAYBE_SCRIPT_DIRECTORIES
+            or (folder.lower() in SCRIPT_DIRECTORIES)
+        ):
+            tally = counts.setdefault(folder, [0, 0])
+            tally[0] += looks_runnable(name)
+            tally[1] += 1
+    return frozenset(SCRIPT_DIRECTORIES) | {
+        folder
+        for folder, (scripts, files) in counts.items()
+        if scripts >= _MIN_SCRIPTS and 2 * scripts > files
+    }
+
+
+def looks_runnable(name: str) -> bool:
+    """Whether a file in a folder of scripts is one to run: no suffix, or a script's."""
+    stem, dot, suffix = name.rpartition(".")
+    if not dot:
+        return not name.startswith(".") and not name.isupper()
+    return bool(stem) and f".{suffix}" in _SCRIPT_SUFFIXES
 
 
 def parse_root_script(collector: ToolingCollector, name: str, source: str) -> None:

@@ -28,7 +28,8 @@ _SUBSTITUTION = re.compile(r"=[\"']?(?:\$\(|`)")
 # `$VAR`, `${VAR}`, `$(command)`, `$1`: set as a script or a CI step runs, not by the reader.
 _VARIABLE = re.compile(r"\$(?:[A-Za-z_{(]|\d)")
 _PLACEHOLDER = re.compile(r"<[^<>\s=][^<>]*>|(?:^|\s)\[[^\]\s]|\{[a-z][a-z_ ]*\}")
-_PROMPT = re.compile(r"^(?:\$|>|%|PS[^>]*>)\s*")
+# A prompt is followed by a space (`$ make test`); `$count++` is a variable.
+_PROMPT = re.compile(r"^(?:[$>%]\s+|PS[^>]*>\s*)")
 _TRAILING_COMMENT = re.compile(r"\s+#\s.*$")
 # A program's name (`zig`, `php-cs-fixer`, `python3.12`) or a path to one (`./gradlew`).
 _PROGRAM = re.compile(r"(?=[\w.+-]*[a-z])[a-z0-9_][\w+-]*(?:\.[\w+-]+)*")
@@ -38,7 +39,7 @@ _SETUP_WORD = re.compile(
     r"\b(?:install|add|setup|sync|download|upload|cache|restore|bootstrap|fetch|get|update|"
     r"upgrade|deps\.get|init)\b"
 )
-_INFO_ONLY = re.compile(r"\s(?:--help|-h|--version|-V|version)\s*$")
+_INFO_ONLY = re.compile(r"\s(?:--help|-h|--version|-V|version|--info|info)\s*$")
 # Output a person could not type back: pipes into another program, redirections into files.
 _PLUMBING = re.compile(r"(?<![|&])\|(?![|&])|(?<![0-9&])>{1,2}(?!&)|\s<\s")
 
