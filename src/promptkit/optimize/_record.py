@@ -1,6 +1,6 @@
-"""The execution record of one optimize run (the skill-artifact record format): `manifest.json`
-with the workspace manifest and the digest as artifacts, written when the caller gives an output
-directory."""
+"""The execution record of one optimize run (the skill-artifact execution record):
+`manifest.json` with the workspace
+manifest and the digest as artifacts, written when the caller gives an output directory."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """`optimize_workspace_digest`: a `DigestWriter` writes a prompt's workspace digest; it is
 checked and stored.
 
-The workflow is the "Adapter optimize Workflow" of the workspace digest specification, made to
-check everything it can before it spends anything; only step 2 differs between writers:
+The workflow is the workspace digest specification's optimize workflow, made to check
+everything it can before it spends anything; only step 2 differs between writers:
 
 1. Validate (`promptkit.optimize._target`): the prompt has a `WorkspaceDigestSection` and a
    workspace section (VFS or Podman), and GLOBAL scope has both an overrides store and a tag.
@@ -68,15 +68,13 @@ def optimize_workspace_digest(
 
     `ProviderAdapter.optimize` runs this with a `ModelDigestWriter`; every writer runs through
     here, so the checks and storage rules are the same whoever writes the digest. The arguments
-    after `writer` are the seed's `optimize` arguments; `deadline` and `max_tool_rounds` bound a
-    model writer as they bound `evaluate`, and `output_dir` receives `manifest.json`,
-    `workspace.manifest.json` and `digest.md`. `overwrite_operator=True` lets GLOBAL scope
-    replace a digest an operator wrote (otherwise `OperatorOverrideError`, before anything is
-    spent).
-    `workspace.manifest.json` and `digest.md`. `include` and `exclude` narrow what the digest
-    describes (globs relative to each mounted directory); `leave_out` names directories promptkit
-    writes into (a state folder) that it must not describe, as the overrides store's root never
-    is.
+    after `writer` are the specification's `optimize` arguments; `deadline` and
+    `max_tool_rounds` bound a model writer as they bound `evaluate`, and `output_dir` receives
+    `manifest.json`, `workspace.manifest.json` and `digest.md`. `overwrite_operator=True` lets
+    GLOBAL scope replace a digest an operator wrote (otherwise `OperatorOverrideError`, before
+    anything is spent). `include` and `exclude` narrow what the digest describes (globs relative
+    to each mounted directory); `leave_out` names directories promptkit writes into (a state
+    folder) that it must not describe, as the overrides store's root never is.
     """
     started = SYSTEM_CLOCK.monotonic()
     if not isinstance(prompt, Prompt):
