@@ -22,11 +22,12 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from promptkit._names import is_valid_key
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
 from promptkit.overrides._defaults import default_body, seed_entries
@@ -499,4 +500,4 @@ class DocumentOverridesStore(ABC, Generic[Where]):
 
 
 def _now() -> datetime:
-    return datetime.now(UTC).replace(microsecond=0)
+    return SYSTEM_CLOCK.now().replace(microsecond=0)

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit._durable import remove_orphaned_temps, write_atomically
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
 from promptkit.session._records import (
@@ -100,7 +100,7 @@ class SessionAttachment:
         self._size = 0
         self._unsynced = 0
         self._head: StoreHead = (0, "")
-        self._created_at = datetime.now(UTC)
+        self._created_at = SYSTEM_CLOCK.now()
         self._warned: set[type[Any]] = set()
 
     @property

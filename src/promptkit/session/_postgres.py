@@ -23,7 +23,6 @@ fails is a typed `DatabaseError` naming the database.
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
@@ -253,7 +252,7 @@ class PostgresSessionAttachment:
         self._trace_id = trace_id
         self._head: StoreHead = (0, "")
         self._base_seq = 0
-        self._created_at = datetime.now(UTC)
+        self._created_at = SYSTEM_CLOCK.now()
         self._closed = False
         self._warned: set[type[Any]] = set()
 

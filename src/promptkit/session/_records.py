@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import SessionCorruptError, SessionError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_value
@@ -166,7 +167,7 @@ def metadata_text(
         "parent_id": parent.session_id if parent is not None else None,
         "tags": redact_value(dict(session.tags)),
         "created_at": created_at.isoformat(),
-        "updated_at": datetime.now(UTC).isoformat(),
+        "updated_at": SYSTEM_CLOCK.now().isoformat(),
         "status": status,
     }
     if head is not None:
@@ -180,7 +181,7 @@ def record_header(session_id: str, trace_id: str, seq: int, kind: str) -> dict[s
         "trace_id": trace_id,
         "session_id": session_id,
         "seq": seq,
-        "recorded_at": datetime.now(UTC).isoformat(),
+        "recorded_at": SYSTEM_CLOCK.now().isoformat(),
         "kind": kind,
     }
 
