@@ -24,13 +24,13 @@ what step 4 had already written. The user guide is docs/optimize.md.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from promptkit.adapters import OptimizeTrace
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize._record import RunRecord
@@ -76,7 +76,7 @@ def optimize_workspace_digest(
     to each mounted directory); `leave_out` names directories promptkit writes into (a state
     folder) that it must not describe, as the overrides store's root never is.
     """
-    started = time.monotonic()
+    started = SYSTEM_CLOCK.monotonic()
     if not isinstance(prompt, Prompt):
         raise OptimizationError(
             f"optimize needs a promptkit Prompt, got {type(prompt).__name__}; no request was sent"
@@ -131,7 +131,7 @@ def optimize_workspace_digest(
         )
     except BaseException as error:
         trace.end(error)
-        run.failed(error, duration_s=time.monotonic() - started)
+        run.failed(error, duration_s=SYSTEM_CLOCK.monotonic() - started)
         raise
     trace.end()
     result = OptimizationResult(
@@ -152,5 +152,5 @@ def optimize_workspace_digest(
         tool_calls=len(written.response.tool_calls),
         digest_chars=len(digest),
     )
-    run.succeeded(duration_s=time.monotonic() - started)
+    run.succeeded(duration_s=SYSTEM_CLOCK.monotonic() - started)
     return result
