@@ -16,14 +16,18 @@ $(INSTALLED): pyproject.toml
 	@touch $(INSTALLED)
 
 # The main job, offline: write a digest of this repository with the static optimizer, then show
-# a prompt that uses it. Session state stays inside .venv so the demo leaves nothing behind.
+# a prompt that uses it. The digest is stored as a project-wide (global) digest in an overrides
+# folder inside .venv, beside the session state, so the demo leaves nothing behind and renders
+# the digest it wrote rather than shadowing the curated one in overrides/ (which would warn).
 DEMO_STATE := $(VENV)/promptkit-state
+DEMO_OVERRIDES := $(DEMO_STATE)/overrides
+DEMO_STORES := --state-dir $(DEMO_STATE) --overrides-dir $(DEMO_OVERRIDES)
 
 REVIEW_PROMPT := examples.code_reviewer_example:build_review_prompt
 
 demo: $(INSTALLED)
-	$(BIN)/promptkit optimize . --provider static --prompt $(REVIEW_PROMPT) --state-dir $(DEMO_STATE)
-	$(BIN)/promptkit render --prompt $(REVIEW_PROMPT) --state-dir $(DEMO_STATE)
+	$(BIN)/promptkit optimize . --provider static --scope global --prompt $(REVIEW_PROMPT) $(DEMO_STORES)
+	$(BIN)/promptkit render --prompt $(REVIEW_PROMPT) $(DEMO_STORES)
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .

@@ -157,6 +157,14 @@ def test_a_flag_wins_over_the_table_and_is_taken_as_typed(
     assert (table.overrides, table.tag) == ("ops/overrides", "prod")
 
 
+def test_a_tag_flag_changes_the_tag_served_not_the_projects_tag(tmp_path: Path) -> None:
+    write_table(tmp_path, 'tag = "prod"\n')
+
+    config = command_config(tmp_path, tag="candidate")
+
+    assert (config.tag, config.project_tag) == ("candidate", "prod")
+
+
 def test_the_workspace_given_is_where_the_project_is_found_from(tmp_path: Path) -> None:
     write_table(tmp_path / "project", 'tag = "prod"\n')
     (tmp_path / "project" / "repo").mkdir()

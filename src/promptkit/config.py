@@ -57,10 +57,12 @@ class ProjectConfig:
     `root` is the project folder and `file` the pyproject.toml read (None when none has a
     `[tool.promptkit]` table). `overrides` and `state` are a folder or a database URL (`state`
     None: `$PROMPTKIT_HOME`, else `~/.promptkit`); `workspace` is the repository the workspace
-    commands work on when not given one; `tag` the tag served by default, whose shared digest a
-    tag without its own uses. `prompts` are prompt references (`package.module:attr`) for the
-    commands that check every prompt. `provider`, `model`, `base_url` and `structured_output`
-    choose the model as `--provider`, `--model`, `--base-url` and `--structured-output` do.
+    commands work on when not given one; `tag` the tag a command serves (the table's, or its
+    `--tag`), and `project_tag` the table's own, whose shared digest a tag without its own
+    uses whatever tag a command is given. `prompts` are prompt references
+    (`package.module:attr`) for the commands that check every prompt. `provider`, `model`,
+    `base_url` and `structured_output` choose the model as `--provider`, `--model`,
+    `--base-url` and `--structured-output` do.
     """
 
     root: Path
@@ -74,10 +76,13 @@ class ProjectConfig:
     model: str | None = None
     base_url: str | None = None
     structured_output: str = "native"
+    project_tag: str = ""
 
     def __post_init__(self) -> None:
         if self.workspace is None:
             object.__setattr__(self, "workspace", self.root)
+        if not self.project_tag:
+            object.__setattr__(self, "project_tag", self.tag)
 
     @property
     def workspace_root(self) -> Path:

@@ -1,6 +1,7 @@
 """WorkspaceDigestSection: resolution order, overrides (own and shared), clone rules, seeding."""
 
 from collections.abc import MutableMapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,10 +32,15 @@ def events(logs: list[MutableMapping[str, Any]], name: str) -> list[MutableMappi
     return [entry for entry in logs if entry["event"] == name]
 
 
-def share(store: LocalPromptOverridesStore, section: WorkspaceDigestSection, body: str) -> None:
+def share(
+    store: LocalPromptOverridesStore,
+    section: WorkspaceDigestSection,
+    body: str,
+    tag: str = "latest",
+) -> None:
     store.set_shared_section(
         section_key=section.key,
-        tag="latest",
+        tag=tag,
         body=body,
         expected_hash=section.content_hash,
         source=OverrideAuthor("optimizer", "test-model"),
@@ -167,15 +173,52 @@ def test_shared_override_for_another_hash_is_ignored_with_a_warning(
     assert events(logs, "workspace_digest_missing") != []
 
 
-def test_shared_override_of_another_tag_is_not_used(
+def test_a_tag_without_a_shared_digest_renders_the_project_tags_and_says_so(
     session: Session, store: LocalPromptOverridesStore
 ) -> None:
     section = WorkspaceDigestSection(session=session)
     share(store, section, "Shared under latest.")
+    prompt = digest_prompt(section, key="fallback-logged")
 
-    text = digest_prompt(section).render(overrides_store=store, tag="stable").text
+    with capture_logs() as logs:
+        text = prompt.render(overrides_store=store, tag="candidate").text
 
-    assert body_of(text) == DEFAULT_PLACEHOLDER
+    assert body_of(text) == "Shared under latest."
+    (fallback,) = events(logs, "workspace_digest_from_project_tag")
+    assert (fallback["tag"], fallback["project_tag"]) == ("candidate", "latest")
+    assert events(logs, "workspace_digest_missing") == []
+    resolution = resolve_workspace_digest(prompt, overrides_store=store, tag="candidate")
+    assert (resolution.tag, resolution.fallback_from) == ("latest", "candidate")
+    assert resolution.source == "shared-override of tag 'latest' (tag 'candidate' has none)"
+
+
+def test_a_tags_own_shared_digest_wins_over_the_project_tags(
+    session: Session, store: LocalPromptOverridesStore
+) -> None:
+    section = WorkspaceDigestSection(session=session)
+    share(store, section, "Shared under latest.")
+    share(store, section, "Shared under candidate.", tag="candidate")
+
+    resolution = resolve_workspace_digest(
+        digest_prompt(section), overrides_store=store, tag="candidate"
+    )
+
+    assert (resolution.body, resolution.tag, resolution.fallback_from) == (
+        "Shared under candidate.",
+        "candidate",
+        None,
+    )
+
+
+def test_the_project_tag_is_the_stores_default_tag(session: Session, tmp_path: Path) -> None:
+    store = LocalPromptOverridesStore(tmp_path / "overrides", default_tag="prod")
+    section = WorkspaceDigestSection(session=session)
+    share(store, section, "Shared under prod.", tag="prod")
+    share(store, section, "Shared under stable.", tag="stable")
+
+    text = digest_prompt(section).render(overrides_store=store, tag="candidate").text
+
+    assert body_of(text) == "Shared under prod."
 
 
 def test_stored_override_survives_a_placeholder_and_title_change(

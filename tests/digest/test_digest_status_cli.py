@@ -142,9 +142,27 @@ def test_status_reports_a_shared_override_in_the_workspace_overrides_dir(
     run_status(str(git_repo), "--state-dir", str(tmp_path / "state"))
 
     out = capsys.readouterr().out
-    assert "origin:    shared-override (tag latest in" in out
+    assert "origin:    shared-override of tag 'latest' in" in out
     assert "author:    optimizer:model-x" in out
     assert "freshness: unknown (the override records no workspace provenance)" in out
+
+
+def test_status_of_a_tag_without_a_digest_reports_the_projects_it_falls_back_to(
+    git_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    section = WorkspaceDigestSection(session=Session())
+    LocalPromptOverridesStore(git_repo / "overrides").set_shared_section(
+        section_key=section.key,
+        tag="latest",
+        body="Shared.",
+        expected_hash=section.content_hash,
+        source=OverrideAuthor("optimizer", "model-x"),
+    )
+
+    run_status(str(git_repo), "--state-dir", str(tmp_path / "state"), "--tag", "candidate")
+
+    out = capsys.readouterr().out
+    assert "origin:    shared-override of tag 'latest' (tag 'candidate' has none) in" in out
 
 
 def test_status_with_a_prompt_reports_its_own_override(
@@ -175,7 +193,7 @@ def test_status_with_a_prompt_reports_its_own_override(
 
     out = capsys.readouterr().out
     assert "prompt:    demo/review" in out
-    assert "origin:    override (tag stable in" in out
+    assert "origin:    override of tag 'stable' in" in out
 
 
 def test_status_of_a_prompt_without_a_digest_section_is_a_clear_error(

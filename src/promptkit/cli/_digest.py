@@ -83,6 +83,8 @@ def run_status(args: argparse.Namespace) -> int:
                     "prompt": f"{prompt.ns}/{prompt.key}",
                     "section_key": resolution.section_key,
                     "origin": resolution.origin,
+                    "tag": resolution.tag,
+                    "fallback_from": resolution.fallback_from,
                     "session_id": session.session_id
                     if session is not None and resolution.origin == "session"
                     else None,
@@ -96,7 +98,7 @@ def run_status(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    origin = _origin_text(resolution, bound.stored_session, bound.overrides.root, bound.tag)
+    origin = _origin_text(resolution, bound.stored_session, bound.overrides.root)
     lines = [
         f"workspace: {bound.workspace}",
         f"prompt:    {prompt.ns}/{prompt.key}",
@@ -145,11 +147,9 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _origin_text(
-    resolution: DigestResolution, session: Session | None, overrides_dir: Path, tag: str
-) -> str:
+def _origin_text(resolution: DigestResolution, session: Session | None, overrides_dir: Path) -> str:
     if resolution.origin == "session":
         return f"session ({session.session_id})" if session is not None else "session"
     if resolution.origin in ("override", "shared-override"):
-        return f"{resolution.origin} (tag {tag} in {overrides_dir})"
+        return f"{resolution.source} in {overrides_dir}"
     return "placeholder (no digest yet: run `promptkit optimize` or store one)"

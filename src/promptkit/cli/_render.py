@@ -50,7 +50,7 @@ def run_render(args: argparse.Namespace) -> int:
     )
     rendered = prompt.render(*params, overrides_store=store, tag=tag)
     if isinstance(prompt.find_section(WorkspaceDigestSection), WorkspaceDigestSection):
-        origin = resolve_workspace_digest(prompt, overrides_store=store, tag=tag).origin
-        print(f"promptkit render: workspace digest from the {origin}", file=sys.stderr)
+        resolution = resolve_workspace_digest(prompt, overrides_store=store, tag=tag)
+        print(f"promptkit render: workspace digest from the {resolution.source}", file=sys.stderr)
     print(rendered.text)
     return 0

@@ -3,10 +3,17 @@
 Resolution order, the contract every consumer relies on:
 
 1. the session's latest `WorkspaceDigest` for the section key (live optimizations win);
-2. an override body, exactly as stored: the prompt's own override for the section, then a
-   shared override of the section key (a GLOBAL digest written while optimizing any prompt)
-   when the overrides store keeps shared sections and the entry's hash matches;
-3. the placeholder, with a `workspace_digest_missing` warning unless `warn_when_missing=False`.
+2. an override body, exactly as stored: the prompt's own override for the section under the
+   tag rendered, then a shared override of the section key under that tag (a GLOBAL digest
+   written while optimizing any prompt), when the overrides store keeps shared sections and the
+   entry's hash matches;
+3. the shared override of the project's tag (`SharedSectionStore.default_tag`) when the tag
+   rendered has none: a new candidate tag renders the project's digest, not the placeholder,
+   and says so (`DigestResolution.fallback_from`, a `workspace_digest_from_project_tag` log);
+4. the placeholder, with a `workspace_digest_missing` warning unless `warn_when_missing=False`.
+
+docs/workspace-digest.md states this order for every reader: a render, `digest status` and
+`export`, the REPL, the MCP server, `eval` and `promote`.
 
 A session digest that hides a stored override (a reviewed, committed digest) is reported: the
 render logs `workspace_digest_shadows_override` once, and `DigestResolution.shadowed_override`
@@ -69,6 +76,9 @@ class DigestResolution:
     (`operator`, `optimizer:<model>`...). `freshness` is set for session digests with
     provenance and for shared overrides that record it (GLOBAL digests). `shadowed_override`
     names a stored override that a session digest hides from the render, if any.
+    `tag` is the tag whose override gave the body (None for the session and the placeholder);
+    `fallback_from` the tag rendered when that had no digest of its own and the project's tag
+    (`tag`) gave it.
     """
 
     section_key: str
@@ -79,6 +89,17 @@ class DigestResolution:
     provenance: WorkspaceManifest | None = None
     freshness: DigestFreshness | None = None
     shadowed_override: str | None = None
+    tag: str | None = None
+    fallback_from: str | None = None
+
+    @property
+    def source(self) -> str:
+        """Where the body came from, in words: `session`, `override of tag 'latest'`,
+        `shared-override of tag 'latest' (tag 'candidate' has none)` or `placeholder`."""
+        if self.tag is None:
+            return self.origin
+        fallback = f" (tag {self.fallback_from!r} has none)" if self.fallback_from else ""
+        return f"{self.origin} of tag {self.tag!r}{fallback}"
 
     @property
     def is_stale(self) -> bool | None:
@@ -156,6 +177,8 @@ class WorkspaceDigestSection(Section):
             )
         elif resolution.origin == "shared-override" and resolution.freshness is not None:
             _warn_if_committed_stale(resolution, context)
+        if resolution.fallback_from is not None:
+            _report_fallback(resolution, context)
         elif resolution.origin == "placeholder" and self.warn_when_missing:
             _log.warning(
                 "workspace_digest_missing",
@@ -266,12 +289,17 @@ def _resolve(
         )
         return resolution, digest
     if isinstance(own_override, SectionOverride):
-        return _from_override(key, "override", own_override), None
+        return dataclasses.replace(_from_override(key, "override", own_override), tag=tag), None
     if own_override is not None:
-        return DigestResolution(section_key=key, origin="override", body=own_override), None
+        resolution = DigestResolution(section_key=key, origin="override", body=own_override)
+        return dataclasses.replace(resolution, tag=tag), None
     shared = _shared_override(section, store, tag)
     if shared is not None:
-        resolution = _from_override(key, "shared-override", shared.entry)
+        resolution = dataclasses.replace(
+            _from_override(key, "shared-override", shared.entry),
+            tag=shared.tag,
+            fallback_from=tag if shared.tag != tag else None,
+        )
         if shared.provenance is not None:
             resolution = dataclasses.replace(
                 resolution,
@@ -322,6 +350,24 @@ def _report_shadowing(
     )
 
 
+def _report_fallback(resolution: DigestResolution, context: RenderContext) -> None:
+    seen = (context.prompt_ns, context.prompt_key, resolution.section_key)
+    if not first_warning(("fallback", *seen, resolution.fallback_from, resolution.tag)):
+        return
+    # A warning, once per prompt and tag: a comparison of tags should not rest on a digest
+    # the reader does not know was shared.
+    _log.warning(
+        "workspace_digest_from_project_tag",
+        prompt_ns=context.prompt_ns,
+        prompt_key=context.prompt_key,
+        section_key=resolution.section_key,
+        tag=resolution.fallback_from,
+        project_tag=resolution.tag,
+        hint=f"tag {resolution.fallback_from!r} has no digest of its own; run `promptkit"
+        f" optimize --scope global --tag {resolution.fallback_from}` to give it one",
+    )
+
+
 def _warn_if_committed_stale(resolution: DigestResolution, context: RenderContext) -> None:
     freshness = resolution.freshness
     if freshness is None or not freshness.is_stale:
@@ -348,8 +394,18 @@ def _warn_if_committed_stale(resolution: DigestResolution, context: RenderContex
 def _shared_override(
     section: WorkspaceDigestSection, store: object, tag: str
 ) -> SharedSectionOverride | None:
+    """The shared override of the section under `tag`, else under the project's tag."""
     if not isinstance(store, SharedSectionStore):
         return None
+    found = _shared_of_tag(section, store, tag)
+    if found is None and store.default_tag != tag:
+        found = _shared_of_tag(section, store, store.default_tag)
+    return found
+
+
+def _shared_of_tag(
+    section: WorkspaceDigestSection, store: SharedSectionStore, tag: str
+) -> SharedSectionOverride | None:
     shared = store.read_shared_section(section.key, tag)
     if shared is None:
         return None

@@ -71,7 +71,9 @@ def overrides_store_of(config: ProjectConfig, *, strict: bool = False) -> LocalP
             f"overrides = {config.overrides.partition('://')[0]}://... names a database; this"
             " promptkit keeps overrides in a folder: give the folder's path"
         )
-    return LocalPromptOverridesStore(config.overrides, strict_overrides=strict)
+    return LocalPromptOverridesStore(
+        config.overrides, default_tag=config.project_tag, strict_overrides=strict
+    )
 
 
 def session_store_of(config: ProjectConfig) -> SessionStore:

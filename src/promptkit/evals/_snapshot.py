@@ -43,6 +43,12 @@ class RunOverrides:
     def __repr__(self) -> str:
         return f"RunOverrides({self._store!r})"
 
+    @property
+    def default_tag(self) -> str:
+        """The store's project tag (`SharedSectionStore.default_tag`), else `latest`."""
+        store = self._store
+        return store.default_tag if isinstance(store, SharedSectionStore) else "latest"
+
     def resolve(self, descriptor: PromptDescriptor, tag: str = "latest") -> PromptOverride | None:
         key = (descriptor.ns, descriptor.key, tag)
         with self._lock:

@@ -19,11 +19,13 @@ import os
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from promptkit._durable import remove_orphaned_temps, write_atomically
+from promptkit._names import is_valid_key
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
 from promptkit.overrides._atomic import ensure_ignore_file, locked, remove_file
@@ -78,7 +80,9 @@ class LocalPromptOverridesStore:
 
     Files: `<root>/<ns segments>/<prompt_key>/<tag>.toml` for a prompt, and
     `<root>/_shared/<section_key>/<tag>.toml` for a section shared by every prompt with that
-    key. `lock_timeout` bounds how long a write waits for another writer of the same file.
+    key. `default_tag` is the project's tag: a tag with no shared digest of its own renders
+    that tag's (see `SharedSectionStore.default_tag`). `lock_timeout` bounds how long a write
+    waits for another writer of the same file.
     `strict_overrides=True` makes a render raise on a file it cannot use instead of falling
     back to the defaults. `max_file_bytes` bounds the size of a file read or written (default
     1 MiB). The first write also creates `<root>/.gitignore`, when absent, for the lock and
@@ -89,6 +93,7 @@ class LocalPromptOverridesStore:
         self,
         root: str | os.PathLike[str] = "overrides",
         *,
+        default_tag: str = "latest",
         lock_timeout: float = 60.0,
         strict_overrides: bool = False,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
@@ -97,7 +102,10 @@ class LocalPromptOverridesStore:
             raise OverridesError(
                 f"max_file_bytes must be a positive number of bytes, got {max_file_bytes!r}"
             )
+        if not isinstance(default_tag, str) or not is_valid_key(default_tag):
+            raise OverridesError(f"default_tag must be an overrides tag, got {default_tag!r}")
         self._root = Path(root)
+        self._default_tag = default_tag
         self._lock_timeout = lock_timeout
         self._strict = strict_overrides
         self._max_file_bytes = max_file_bytes
@@ -111,6 +119,11 @@ class LocalPromptOverridesStore:
     @property
     def root(self) -> Path:
         return self._root
+
+    @property
+    def default_tag(self) -> str:
+        """The project's tag: a tag without a shared digest of its own renders this tag's."""
+        return self._default_tag
 
     @property
     def strict_overrides(self) -> bool:
@@ -486,4 +499,4 @@ def _decoder(place: FilePlace) -> Decoder[Any]:
 
 
 def _now() -> datetime:
-    return datetime.now(UTC).replace(microsecond=0)
+    return SYSTEM_CLOCK.now().replace(microsecond=0)

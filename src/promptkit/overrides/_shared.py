@@ -43,7 +43,17 @@ class SharedSectionOverride:
 
 @runtime_checkable
 class SharedSectionStore(Protocol):
-    """A store that also keeps section overrides shared by every prompt with that section key."""
+    """A store that also keeps section overrides shared by every prompt with that section key.
+
+    `default_tag` is the tag a project serves: a section that finds no shared override under
+    the tag it renders with uses this tag's (the workspace digest of a new candidate tag is the
+    project's, not none), and says so.
+    """
+
+    @property
+    def default_tag(self) -> str:
+        """The project's tag, whose shared sections a tag without its own falls back to."""
+        ...
 
     def set_shared_section(
         self,

@@ -446,7 +446,11 @@ class WorkspaceRepl(cmd.Cmd):
         if resolution.origin == "override":
             return f"override ({overrides.prompt_file(prompt.ns, prompt.key, tag)})"
         if resolution.origin == "shared-override":
-            return f"shared override ({overrides.shared_file(resolution.section_key, tag)})"
+            shared_tag = resolution.tag or tag
+            where = overrides.shared_file(resolution.section_key, shared_tag)
+            if resolution.fallback_from is not None:
+                return f"shared override ({where}: tag {tag} has none, the project's is used)"
+            return f"shared override ({where})"
         return "placeholder (no digest yet: run `optimize session` or `optimize global`)"
 
     # -- overrides --------------------------------------------------------------------------
