@@ -41,6 +41,7 @@ class ProjectFact(NamedTuple):
 # Programs whose tool goes by another name (`mvn` is Maven, `bundle` is Bundler).
 _TOOL_NAMES = {"mvn": "maven", "bundle": "bundler", "bundler": "bundler"}
 
+
 class _PackageDefault(NamedTuple):
     """A subdirectory's inferred command, held until every file is read."""
 
