@@ -153,7 +153,7 @@ def test_prompt_only_structured_output_sends_no_native_format(
     assert response.output == Verdict(greeting="Hi", excited=False)
     body = server.requests[0].body
     assert not {"text", "response_format", "output_config"} & set(body)
-    assert "Reply with a single JSON value" in wire.system_text(body)
+    assert "Reply with one JSON value" in wire.system_text(body)
 
 
 def test_malformed_json_output_raises_output_parse_error_with_the_raw_text(

@@ -160,7 +160,7 @@ def test_openai_shaping_inlines_a_described_ref_and_keeps_its_description() -> N
     author = schema_format.schema["properties"]["author"]
     assert "$ref" not in author
     assert author["description"] == "Who wrote the release notes."
-    assert author["properties"] == {"name": {"title": "Name", "type": "string"}}
+    assert author["properties"] == {"name": {"type": "string"}}
     colour = schema_format.schema["properties"]["colour"]
     assert colour["enum"] == ["red", "blue"]
 

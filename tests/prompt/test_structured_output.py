@@ -5,6 +5,7 @@ A reply is accepted as bare JSON or exactly one fenced JSON block; anything else
 """
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,23 +104,34 @@ def test_list_output_type_refuses_a_single_object() -> None:
     assert raised.value.raw_text == reply
 
 
-def test_output_type_adds_a_final_response_format_section_with_the_schema() -> None:
+def _fenced_json(text: str) -> list[Any]:
+    return [json.loads(block) for block in re.findall(r"```json\n(.*?)\n```", text, re.S)]
+
+
+def test_output_type_adds_a_final_response_format_section_with_an_example_and_the_schema() -> None:
     text = _prompt(Verdict).render().text
 
     heading = "## 2. Response Format\n\n"
     assert heading in text
-    format_body = text.split(heading, 1)[1]
-    fenced = format_body.split("```json\n", 1)[1].rsplit("\n```", 1)
-    assert fenced[1] == ""
-    assert json.loads(fenced[0]) == output_schema(Verdict)
+    example, schema = _fenced_json(text.split(heading, 1)[1])
+    assert text.endswith("```")
+    assert schema == output_schema(Verdict)
+    assert set(example) == set(schema["properties"])
 
 
 def test_response_format_schema_describes_list_output_types() -> None:
     text = _prompt(list[Point]).render().text
 
-    schema = json.loads(text.split("```json\n", 1)[1].rsplit("\n```", 1)[0])
+    example, schema = _fenced_json(text)
     assert schema["type"] == "array"
     assert schema == output_schema(list[Point])
+    assert example == [{"x": 0, "y": 0}]
+
+
+def test_the_schema_a_model_is_shown_has_no_titles_from_class_names() -> None:
+    schema = output_schema(Verdict)
+
+    assert "title" not in json.dumps(schema)
 
 
 def test_prompt_without_output_type_has_no_response_format_section() -> None:

@@ -39,7 +39,7 @@ from promptkit.adapters._wire_api import (
     timeout_option,
     without_entry,
 )
-from promptkit.prompt import RenderedPrompt, output_schema
+from promptkit.prompt import RenderedPrompt, output_schema, schema_for_model
 from promptkit.wire import MESSAGES, WireFormat, check_tool_names, declared_only
 
 # Stop reasons of a reply that ended before the model finished it.
@@ -77,7 +77,7 @@ class MessagesApi(WireApi):
                 {
                     "name": tool.name,
                     "description": tool.description,
-                    "input_schema": tool.parameters_schema,
+                    "input_schema": schema_for_model(tool.parameters_schema),
                 }
                 for tool in rendered.tools
             ]

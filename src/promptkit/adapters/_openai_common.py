@@ -16,7 +16,7 @@ from typing import Any
 
 from promptkit.adapters._response import TokenUsage
 from promptkit.adapters._schema import shape_for_strict
-from promptkit.prompt import RenderedPrompt, Tool, output_schema
+from promptkit.prompt import RenderedPrompt, Tool, output_schema, schema_for_model
 from promptkit.wire import OPENAI_STRICT
 
 _FORMAT_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -58,7 +58,9 @@ def native_output_format(
 def function_definition(tool: Tool[Any]) -> dict[str, Any]:
     """A tool as both APIs define a function: name, description, parameters schema and whether
     the schema could be shaped for `strict`."""
-    shaped = shape_for_strict(tool.parameters_schema, OPENAI_STRICT, name=tool.name)
+    shaped = shape_for_strict(
+        schema_for_model(tool.parameters_schema), OPENAI_STRICT, name=tool.name
+    )
     return {
         "name": tool.name,
         "description": tool.description,

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from promptkit.optimize import OptimizationResult, OptimizationScope
     from promptkit.overrides import PromptOverridesStore
 
-# The seed's `optimize` default; `OptimizationScope` is a StrEnum, so the plain value equals it.
+# The workspace digest specification's `optimize` default; `OptimizationScope` is a StrEnum,
+# so the plain value equals it.
 _SESSION_SCOPE = "session"
 # promptkit.optimize.DEFAULT_OPTIMIZE_TOOL_ROUNDS, repeated so the signature shows it
 # without importing the workflow; a test keeps the two equal.

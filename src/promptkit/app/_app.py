@@ -49,7 +49,7 @@ from promptkit.discovery import (
 from promptkit.errors import ArgumentTypeError, ConfigError, PromptkitError, ProviderError
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt, RenderedPrompt
-from promptkit.session import Session, SessionProtocol, SessionStore
+from promptkit.session import Session, SessionProtocol, SessionStoreProtocol
 
 if TYPE_CHECKING:
     from promptkit.optimize import DigestWriter, OptimizationResult, OptimizationScope
@@ -79,7 +79,7 @@ class App(Generic[AppDepsT]):
     adapter: ProviderAdapter | None = None
     overrides: PromptOverridesStore | None = None
     tag: str = DEFAULT_OVERRIDES_TAG
-    sessions: SessionStore | None = None
+    sessions: SessionStoreProtocol | None = None
     settings: ModelSettings | None = None
     prices: PriceTable | None = None
     deps: AppDepsT = None  # type: ignore[assignment]  # App[None] unless deps are bound
@@ -151,7 +151,7 @@ class App(Generic[AppDepsT]):
         for name, expected in (
             ("adapter", ProviderAdapter),
             ("overrides", PromptOverridesStore),
-            ("sessions", SessionStore),
+            ("sessions", SessionStoreProtocol),
             ("settings", ModelSettings),
             ("prices", PriceTable),
         ):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from promptkit.discovery import BoundWorkspace
     from promptkit.hostfiles import ListingProcess
     from promptkit.optimize import WriterChoice
-    from promptkit.overrides import LocalPromptOverridesStore
+    from promptkit.overrides import DocumentOverridesStore
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -117,10 +117,12 @@ class configured:  # noqa: N801 (reads as the function it stands for: `handler=c
     handler: Handler
 
     def __call__(self, args: argparse.Namespace) -> int:
-        from promptkit.config import command_config
+        from promptkit.config import command_config, is_location_url
         from promptkit.discovery import use_project
 
-        config = command_config(args.root, overrides_dir=args.root, tag=getattr(args, "tag", None))
+        # A database URL is not a place in the project: the project is the current folder's.
+        start = None if args.root is None or is_location_url(args.root) else args.root
+        config = command_config(start, overrides_dir=args.root, tag=getattr(args, "tag", None))
         use_project(config)
         args.config = config
         args.root = config.overrides
@@ -163,18 +165,18 @@ def command_app(reference: str | None, config: ProjectConfig) -> App[Any] | None
     return load_app(reference)
 
 
-def app_folder_store(app: App[Any] | None) -> LocalPromptOverridesStore | None:
-    """The overrides store of `app` for a command that reads a folder store (None: the
-    configured one); ConfigError for an app whose store keeps no folder."""
+def app_command_store(app: App[Any] | None) -> DocumentOverridesStore[Any] | None:
+    """The overrides store of `app` for a workspace command (None: the configured one);
+    ConfigError for a store of the application's own kind, which the commands cannot list."""
     if app is None or app.overrides is None:
         return None
     from promptkit.errors import ConfigError
-    from promptkit.overrides import LocalPromptOverridesStore
+    from promptkit.overrides import DocumentOverridesStore
 
-    if not isinstance(app.overrides, LocalPromptOverridesStore):
+    if not isinstance(app.overrides, DocumentOverridesStore):
         raise ConfigError(
-            f"the app's overrides store ({type(app.overrides).__name__}) keeps no folder of"
-            " override files, which this command reads; pass --overrides-dir DIR"
+            f"the app's overrides store ({type(app.overrides).__name__}) is not one the"
+            " commands read (a folder or a postgresql:// database); pass --overrides-dir DIR"
         )
     return app.overrides
 
@@ -196,7 +198,7 @@ def bind_command_workspace(
         state_dir=args.state_dir,
         overrides_dir=args.overrides_dir,
         tag=args.tag or (app.tag if app is not None else None),
-        overrides=app_folder_store(app),
+        overrides=app_command_store(app),
         sessions=app.sessions if app is not None else None,
     )
     return bound, app

@@ -44,7 +44,7 @@ def run_repl(
     `args.prompt` is resolved (the built-in workspace prompt when that is None too). Returns the
     exit status.
     """
-    from promptkit.cli._options import app_folder_store, command_app, command_writer
+    from promptkit.cli._options import app_command_store, command_app, command_writer
     from promptkit.config import command_config
     from promptkit.discovery import workspace_options
     from promptkit.repl import ReplSetup, WorkspaceRepl
@@ -56,7 +56,7 @@ def run_repl(
         state_dir=args.state_dir,
         overrides_dir=args.overrides_dir,
         tag=args.tag or (app.tag if app is not None else None),
-        overrides=app_folder_store(app),
+        overrides=app_command_store(app),
         sessions=app.sessions if app is not None else None,
     )
     choice = command_writer(args, options.config, app)

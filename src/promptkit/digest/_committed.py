@@ -3,7 +3,7 @@
 A GLOBAL digest is committed with the repository it describes, so the session digest's
 freshness test (head_sha and a stat-based fingerprint) would call it stale at once: committing
 the digest moves HEAD, and a checkout elsewhere has other mtimes. So the override records the
-workspace manifest (seed 000: strategy, source, ref, head_sha, created_at, has_history,
+workspace manifest (strategy, source, ref, head_sha, created_at, has_history,
 is_shallow, notes, plus the stat-based fingerprint) and a **content fingerprint**: a sha256 over
 each selected file's path and git blob id (computed from the content for files git does not
 hold unmodified), leaving out the overrides folder itself. The digest is stale when that

@@ -1,5 +1,5 @@
 """What an evaluation run leaves in an output directory: `report.json`, `report.html` and the
-execution record `manifest.json` (seed 003), each written atomically.
+execution record `manifest.json` (the skill-artifact execution record), each written atomically.
 
 The manifest says `completed`/`success` when every case ran, and `failed`/`failure` with the
 reason when the run was interrupted; case failures are results, not a failed run, and are

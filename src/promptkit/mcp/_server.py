@@ -24,7 +24,7 @@ from promptkit.logging import get_logger
 from promptkit.mcp._results import bounded_text, bounded_value, to_mcp_result
 from promptkit.mcp._sdk import require_mcp
 from promptkit.mcp._workspace import DIGEST_TOOL, REFRESH_TOOL, ServeOptions, WorkspaceService
-from promptkit.prompt import Tool, ToolContext, ToolResult
+from promptkit.prompt import Tool, ToolContext, ToolResult, schema_for_model
 from promptkit.secrets import redact_secrets
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def _mcp_tool(tool: Tool[Any], *, is_read_only: bool) -> mcp_types.Tool:
     return mcp_types.Tool(
         name=tool.name,
         description=tool.description,
-        input_schema=tool.parameters_schema,
+        input_schema=schema_for_model(tool.parameters_schema),
         annotations=mcp_types.ToolAnnotations(
             read_only_hint=is_read_only,
             destructive_hint=False,

@@ -5,7 +5,8 @@ The model runs on the optimization session with the session-aware sections (work
 planning) cloned onto it, so the run leaves no trace in the caller's session. Its prompt is
 `<ns>.optimization` / `<key>-workspace-digest`, with the sections "Optimization Goal",
 "Expectations", planning (GOAL_DECOMPOSE_ROUTE_SYNTHESISE), the cloned workspace and the cloned
-digest section, and an output type with one field, `digest` (seed 004). A reply that does not
+digest section, and an output type with one field, `digest`, as the workspace digest
+specification has it. A reply that does not
 parse is kept as plain text.
 """
 
@@ -163,7 +164,7 @@ def optimization_prompt(target: OptimizationTarget, session: Session) -> Prompt[
                 TextSection(
                     title="Optimization Goal",
                     key="optimization-goal",
-                    text=_goal_text(target),
+                    text=_GOAL,
                 ),
                 TextSection(title="Expectations", key="expectations", text=_EXPECTATIONS),
                 planning_section,
@@ -201,37 +202,35 @@ def _suffixed(name: str, suffix: str) -> str:
     return shortened
 
 
-def _goal_text(target: OptimizationTarget) -> str:
-    prompt = target.prompt
-    return (
-        f"Write the workspace digest for the `{target.section_key}` section of the prompt"
-        f" `{prompt.ns}/{prompt.key}`: a short, task-agnostic description of the workspace"
-        " mounted below, which later prompts reuse instead of exploring the files again.\n\n"
-        "Explore the workspace with the tools you have, confirm each fact in the files, and"
-        " answer with the digest. Work only from what the files show."
-    )
+# What the model reads: written for it, in plain words, with no name only promptkit knows.
+_GOAL = """\
+Write a digest of the workspace mounted below: a short description that later tasks in this
+workspace read instead of exploring the files again, whatever the task is.
 
+Explore the workspace with the tools first: list its top folder, then read its README and its
+build and CI files. Confirm each fact in the files, and write only what they show."""
 
 _NO_DIGEST_YET = "No digest is stored yet: the one you write will be the first."
 
 _EXPECTATIONS = """\
-The digest is markdown of at most about 400 words, with these parts:
+The digest is markdown of at most about 400 words, in three parts:
 
-- Layout: the notable directories and files someone needs to find their way around.
-- Tooling: the default commands and workflows to test, lint, format, type-check and build.
-- Watch-outs: known caveats and recurring pitfalls that affect most tasks.
+- Layout: the notable folders and files, by their paths in the workspace (`src/`,
+  `pyproject.toml`).
+- Tooling: the commands that test, lint, format, type-check and build the project, exactly as
+  its files give them (`make test`).
+- Watch-outs: caveats and recurring pitfalls that affect most tasks.
 
 Leave out:
 
-- anything about one particular task, request or change: the digest serves every task;
-- credentials, tokens, keys and the contents of credential files (name a variable if a command
-  needs it, never its value);
-- the state of external services, the output of tool calls in flight, and scratch or
-  sandbox-only files, including files you wrote in the workspace copy;
-- anything the files do not confirm.
+- anything about one particular task or change: the digest serves every task;
+- credentials, tokens, keys and what credential files hold (name a variable a command needs,
+  never its value);
+- the state of outside services, and files you wrote in the workspace copy;
+- anything the files do not show.
 
-promptkit records the section key, the scope and where the digest is stored next to it: do not
-write them into the digest. Reply with the digest in the `digest` field."""
+Reply with the digest itself as the value of `digest`: markdown describing this workspace, not
+these instructions and not a JSON schema."""
 
 
 def _evaluate(

@@ -1,4 +1,5 @@
-"""The execution record of one optimize run (seed 003): `manifest.json` with the workspace
+"""The execution record of one optimize run (the skill-artifact execution record):
+`manifest.json` with the workspace
 manifest and the digest as artifacts, written when the caller gives an output directory."""
 
 from __future__ import annotations

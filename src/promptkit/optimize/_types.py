@@ -44,9 +44,10 @@ class OptimizationResult:
 
 @dataclass(frozen=True)
 class OptimizationResponse:
-    """The reply of the optimization prompt: the workspace digest, as markdown (the seed's
-    `_OptimizationResponse`)."""
+    """The digest of the workspace: markdown naming its notable folders and files, the commands
+    that test, lint and build it, and its pitfalls, as found in its files."""
 
+    # The docstring is the schema's description, which the model reads: it is written for it.
     digest: str
 
 

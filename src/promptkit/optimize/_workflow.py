@@ -1,8 +1,8 @@
 """`optimize_workspace_digest`: a `DigestWriter` writes a prompt's workspace digest; it is
 checked and stored.
 
-The workflow is the seed's "Adapter optimize Workflow" (seed 004), made to check everything it
-can before it spends anything; only step 2 differs between writers:
+The workflow is the workspace digest specification's optimize workflow, made to check
+everything it can before it spends anything; only step 2 differs between writers:
 
 1. Validate (`promptkit.optimize._target`): the prompt has a `WorkspaceDigestSection` and a
    workspace section (VFS or Podman), and GLOBAL scope has both an overrides store and a tag.
@@ -24,13 +24,13 @@ what step 4 had already written. The user guide is docs/optimize.md.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from promptkit.adapters import OptimizeTrace
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize._record import RunRecord
@@ -68,17 +68,15 @@ def optimize_workspace_digest(
 
     `ProviderAdapter.optimize` runs this with a `ModelDigestWriter`; every writer runs through
     here, so the checks and storage rules are the same whoever writes the digest. The arguments
-    after `writer` are the seed's `optimize` arguments; `deadline` and `max_tool_rounds` bound a
-    model writer as they bound `evaluate`, and `output_dir` receives `manifest.json`,
-    `workspace.manifest.json` and `digest.md`. `overwrite_operator=True` lets GLOBAL scope
-    replace a digest an operator wrote (otherwise `OperatorOverrideError`, before anything is
-    spent).
-    `workspace.manifest.json` and `digest.md`. `include` and `exclude` narrow what the digest
-    describes (globs relative to each mounted directory); `leave_out` names directories promptkit
-    writes into (a state folder) that it must not describe, as the overrides store's root never
-    is.
+    after `writer` are the specification's `optimize` arguments; `deadline` and
+    `max_tool_rounds` bound a model writer as they bound `evaluate`, and `output_dir` receives
+    `manifest.json`, `workspace.manifest.json` and `digest.md`. `overwrite_operator=True` lets
+    GLOBAL scope replace a digest an operator wrote (otherwise `OperatorOverrideError`, before
+    anything is spent). `include` and `exclude` narrow what the digest describes (globs relative
+    to each mounted directory); `leave_out` names directories promptkit writes into (a state
+    folder) that it must not describe, as the overrides store's root never is.
     """
-    started = time.monotonic()
+    started = SYSTEM_CLOCK.monotonic()
     if not isinstance(prompt, Prompt):
         raise OptimizationError(
             f"optimize needs a promptkit Prompt, got {type(prompt).__name__}; no request was sent"
@@ -133,7 +131,7 @@ def optimize_workspace_digest(
         )
     except BaseException as error:
         trace.end(error)
-        run.failed(error, duration_s=time.monotonic() - started)
+        run.failed(error, duration_s=SYSTEM_CLOCK.monotonic() - started)
         raise
     trace.end()
     result = OptimizationResult(
@@ -154,5 +152,5 @@ def optimize_workspace_digest(
         tool_calls=len(written.response.tool_calls),
         digest_chars=len(digest),
     )
-    run.succeeded(duration_s=time.monotonic() - started)
+    run.succeeded(duration_s=SYSTEM_CLOCK.monotonic() - started)
     return result

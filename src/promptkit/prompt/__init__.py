@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from promptkit.prompt._structured import (
         output_schema as output_schema,
         parse_structured_output as parse_structured_output,
+        schema_for_model as schema_for_model,
     )
     from promptkit.prompt._tool import (
         TOOL_NAME_PATTERN as TOOL_NAME_PATTERN,
@@ -90,7 +91,11 @@ else:
                 "TextSection",
                 "normalize_body",
             ),
-            "promptkit.prompt._structured": ("output_schema", "parse_structured_output"),
+            "promptkit.prompt._structured": (
+                "output_schema",
+                "parse_structured_output",
+                "schema_for_model",
+            ),
             "promptkit.prompt._tool": (
                 "TOOL_NAME_PATTERN",
                 "Tool",

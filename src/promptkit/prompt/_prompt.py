@@ -33,7 +33,11 @@ from promptkit.prompt._rendered import (
     ToolDescriptor,
 )
 from promptkit.prompt._section import RenderContext, Section, normalize_body
-from promptkit.prompt._structured import output_schema_text, require_output_type
+from promptkit.prompt._structured import (
+    output_example_text,
+    output_schema_text,
+    require_output_type,
+)
 from promptkit.prompt._tool import Tool
 
 if TYPE_CHECKING:
@@ -52,11 +56,12 @@ RESPONSE_FORMAT_KEY = "response-format"
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class _ResponseFormatSection(Section):
-    """Appended when a prompt declares an output type: the JSON schema the reply must match.
+    """Appended when a prompt declares an output type: an example reply to fill in, then the
+    JSON schema the reply must match (a model shown the schema alone may answer with it).
 
-    The schema is built (by pydantic) when the section is first rendered, not when the prompt
-    is: a command that only reads a prompt's sections, such as `promptkit overrides list`, never
-    needs it.
+    Both are built (by pydantic) when the section is first rendered, not when the prompt is: a
+    command that only reads a prompt's sections, such as `promptkit overrides list`, never
+    needs them.
     """
 
     output_type: Any = None
@@ -65,13 +70,20 @@ class _ResponseFormatSection(Section):
     def schema_text(self) -> str:
         return output_schema_text(self.output_type)
 
+    @cached_property
+    def example_text(self) -> str:
+        return output_example_text(self.output_type)
+
     def original_body_template(self) -> str:
         return self.schema_text
 
     def render_body(self, params: Any, context: RenderContext) -> str:
         return (
-            "Reply with a single JSON value that matches this JSON schema, and nothing else"
-            " (no prose; a fenced ```json block is accepted):\n\n"
+            "Reply with one JSON value and nothing else (no prose around it; a fenced ```json"
+            " block is accepted). It has the shape of this example; put your answer in place of"
+            " each `<...>` placeholder:\n\n"
+            f"```json\n{self.example_text}\n```\n\n"
+            "The JSON schema below describes the reply (it is not the reply itself):\n\n"
             f"```json\n{self.schema_text}\n```"
         )
 

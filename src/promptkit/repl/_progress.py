@@ -7,8 +7,9 @@ The command line's `optimize` and the REPL's `optimize` share it; `tool_call_tex
 from __future__ import annotations
 
 import json
-import time
 from typing import TYPE_CHECKING, TextIO
+
+from promptkit.clock import SYSTEM_CLOCK
 
 if TYPE_CHECKING:
     from promptkit.adapters import TokenUsage
@@ -28,7 +29,7 @@ class Progress:
     def __init__(self, stream: TextIO, *, live: bool) -> None:
         self._stream = stream
         self._live = live
-        self._started = time.monotonic()
+        self._started = SYSTEM_CLOCK.monotonic()
         self._calls = 0
 
     def say(self, text: str) -> None:
@@ -69,7 +70,7 @@ class Progress:
         self._stream.flush()
 
     def _elapsed(self) -> str:
-        return f"{time.monotonic() - self._started:5.1f}s"
+        return f"{SYSTEM_CLOCK.monotonic() - self._started:5.1f}s"
 
 
 def tool_call_text(call: ToolInvoked) -> str:
