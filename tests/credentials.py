@@ -21,14 +21,14 @@ _BASE64 = _BASE62 + "+/"
 _URLSAFE = _BASE62 + "_-"
 
 
-def _take(alphabet: str, count: int) -> str:
-    return "".join(_RANDOM.choices(alphabet, k=count))
+def _take(alphabet: str, count: int, rng: random.Random = _RANDOM) -> str:
+    return "".join(rng.choices(alphabet, k=count))
 
 
-def _mixed(count: int) -> str:
+def _mixed(count: int, rng: random.Random = _RANDOM) -> str:
     """Base62 with at least one upper-case letter, lower-case letter and digit."""
     while True:
-        value = _take(_BASE62, count)
+        value = _take(_BASE62, count, rng)
         if all(any(test(c) for c in value) for test in (str.isupper, str.islower, str.isdigit)):
             return value
 
@@ -134,11 +134,113 @@ PLANTED: tuple[Planted, ...] = (
 """Forty-one planted credentials of distinct shapes."""
 
 
+# -- well-known key shapes in prose ----------------------------------------------------------
+
+_PROSE_RANDOM = random.Random(20261125)
+_HEX = "0123456789abcdef"
+_UPPER_DIGITS = string.ascii_uppercase + string.digits
+_LOWER_DIGITS = string.ascii_lowercase + string.digits
+
+
+def _draw(alphabet: str, count: int) -> str:
+    return _take(alphabet, count, _PROSE_RANDOM)
+
+
+def _base62(count: int) -> str:
+    return _mixed(count, _PROSE_RANDOM)
+
+
+WELL_KNOWN_SHAPES: tuple[tuple[str, str], ...] = (
+    ("anthropic-admin", "sk-ant-admin01-" + _base62(93) + "AA"),
+    ("openai-service-account", "sk-svcacct-" + _base62(58) + "T3BlbkFJ" + _base62(58)),
+    ("perplexity", "pplx-" + _base62(48)),
+    ("groq", "gsk_" + _base62(52)),
+    ("replicate", "r8_" + _base62(37)),
+    ("xai", "xai-" + _base62(80)),
+    ("aws-bedrock", "ABSK" + _draw(_BASE64, 132)),
+    ("google-oauth-client-secret", "GOCSPX-" + _draw(_URLSAFE, 28)),
+    ("google-oauth-access-token", "ya29." + _draw(_URLSAFE, 120)),
+    ("alibaba", "LTAI" + _base62(20)),
+    ("cloudflare-origin-ca", "v1.0-" + _draw(_HEX, 24) + "-" + _draw(_HEX, 146)),
+    ("digitalocean-oauth", "doo_v1_" + _draw(_HEX, 64)),
+    ("flyio", "fo1_" + _draw(_URLSAFE, 43)),
+    ("heroku-v2", "HRKU-AA" + _draw(_URLSAFE, 58)),
+    ("openshift", "sha256~" + _draw(_URLSAFE, 43)),
+    ("planetscale", "pscale_tkn_" + _base62(43)),
+    ("scalingo", "tk-us-" + _draw(_URLSAFE, 48)),
+    ("vault-batch", "hvb." + _draw(_URLSAFE, 150)),
+    ("doppler", "dp.pt." + _base62(43)),
+    ("pulumi", "pul-" + _draw(_HEX, 40)),
+    ("prefect", "pnu_" + _base62(36)),
+    ("github-app", "ghs_" + _base62(36)),
+    ("github-refresh", "ghr_" + _base62(36)),
+    ("gitlab-deploy", "gldt-" + _base62(20)),
+    ("gitlab-feed", "glft-" + _base62(20)),
+    ("gitlab-oauth-secret", "gloas-" + _base62(64)),
+    ("gitlab-runner-registration", "GR1348941" + _base62(20)),
+    ("rubygems", "rubygems_" + _draw(_HEX, 48)),
+    ("clojars", "CLOJARS_" + _draw(_LOWER_DIGITS, 60)),
+    ("artifactory", "AKCp" + _base62(69)),
+    ("sourcegraph", "sgp_" + _draw(_HEX, 16) + "_" + _draw(_HEX, 40)),
+    ("sonarqube", "squ_" + _draw(_HEX, 40)),
+    ("readme", "rdme_" + _draw(_LOWER_DIGITS, 70)),
+    ("infracost", "ico-" + _base62(32)),
+    ("harness", "pat." + _draw(_URLSAFE, 22) + "." + _base62(24) + "." + _base62(20)),
+    ("octopus-deploy", "API-" + _draw(_UPPER_DIGITS, 26)),
+    ("slack-user", "xoxp-1234567890-1234567890-1234567890-" + _draw(_HEX, 32)),
+    ("slack-config", "xoxe.xoxp-1-" + _base62(166)),
+    ("grafana-api-key", "eyJrIjoi" + _base62(80)),
+    ("jwt-base64", "ZXlK" + _draw(_BASE64, 160)),
+    ("1password-service-account", "ops_eyJ" + _draw(_BASE64, 300)),
+    ("1password-secret-key", "A3-" + "-".join(_draw(_UPPER_DIGITS, n) for n in (6, 11, 5, 5, 5))),
+    ("notion", "ntn_" + _draw(string.digits, 11) + _base62(35)),
+    ("sendinblue", "xkeysib-" + _draw(_HEX, 64) + "-" + _base62(16)),
+    ("mailgun", "key-" + _draw(_HEX, 32)),
+    ("new-relic", "NRAK-" + _draw(_UPPER_DIGITS, 27)),
+    ("sentry-user", "sntryu_" + _draw(_HEX, 64)),
+    ("typeform", "tfp_" + _draw(_URLSAFE, 59)),
+    ("dynatrace", "dt0c01." + _draw(_UPPER_DIGITS, 24) + "." + _base62(64)),
+    ("stripe-webhook", "whsec_" + _base62(32)),
+    ("stripe-test", "sk_test_" + _base62(24)),
+    ("shopify-shared-secret", "shpss_" + _draw(_HEX, 32)),
+    ("shippo", "shippo_live_" + _draw(_HEX, 40)),
+    ("facebook-page", "EAAC" + _base62(120)),
+    ("square-production", "EAAA" + _draw(_URLSAFE, 60)),
+    ("duffel", "duffel_live_" + _draw(_URLSAFE, 43)),
+    ("easypost", "EZAK" + _base62(54)),
+    ("flutterwave", "FLWSECK_TEST-" + _draw("abcdefgh0123456789", 32) + "-X"),
+    ("plaid", "access-production-" + "-".join(_draw(_HEX, n) for n in (8, 4, 4, 4, 12))),
+    ("adobe", "p8e-" + _base62(32)),
+    ("airtable", "pat" + _base62(14) + "." + _draw(_HEX, 64)),
+    ("frameio", "fio-u-" + _draw(_URLSAFE, 64)),
+    ("intra42", "s-s4t2ud-" + _draw(_HEX, 64)),
+    ("settlemint", "sm_pat_" + _base62(16)),
+    ("defined-networking", "dnkey-" + _base62(26) + "-" + _base62(52)),
+    ("mapbox-secret", "sk.eyJ1Ijoi" + _base62(40) + "." + _draw(_URLSAFE, 22)),
+    ("yandex", "AQVN" + _draw(_URLSAFE, 36)),
+    ("dropbox", "sl." + _draw(_URLSAFE, 135)),
+    ("twitter-bearer", "A" * 22 + _base62(90)),
+    ("telegram-bot", "123456789:AA" + _draw(_URLSAFE, 33)),
+    ("terraform", _base62(14) + ".atlasv1." + _draw(_URLSAFE, 66)),
+    ("maxmind", _base62(6) + "_" + _base62(29) + "_mmk"),
+    ("mailchimp", _draw(_HEX, 32) + "-us12"),
+)
+"""Well-known key shapes from public rule sets and providers' documentation, each a credential
+by its shape alone: written in prose, with no name or URL around it, each must be found."""
+
+
 def planted_file_text() -> str:
     """Every planted line, one after another, as one file."""
     return "\n".join(planted.line for planted in PLANTED) + "\n"
 
 
+def well_known_prose_text() -> str:
+    """Every well-known key shape, each in a sentence of its own, as notes hold them."""
+    return "".join(f"Use {value} to sign in ({shape}).\n" for shape, value in WELL_KNOWN_SHAPES)
+
+
 def leaked_values(text: str) -> list[str]:
-    """The shapes whose secret value appears in `text` (empty when nothing leaked)."""
-    return [planted.shape for planted in PLANTED if planted.value in text]
+    """The shapes (planted or well-known) whose secret value appears in `text` (empty when
+    nothing leaked)."""
+    planted = [planted.shape for planted in PLANTED if planted.value in text]
+    return planted + [shape for shape, value in WELL_KNOWN_SHAPES if value in text]

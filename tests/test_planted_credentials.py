@@ -24,7 +24,7 @@ from promptkit.testing import FakeProviderServer, Reply, ToolCall
 from promptkit.workspace import HostMount, VfsWorkspaceSection
 
 from .conftest import committed_repo, offline_env, run_promptkit
-from .credentials import PLANTED, leaked_values, planted_file_text
+from .credentials import PLANTED, leaked_values, planted_file_text, well_known_prose_text
 
 API_KEY = "sk-test-planted-0123456789abcdefghij"
 
@@ -41,6 +41,7 @@ def _planted_repo(root: Path) -> Path:
             "settings.yaml": "\n".join(f"# {line}" for line in lines[third:]) + "\n",
             "analysis.ipynb": json.dumps(notebook, indent=1),
             "README.md": "# App\n\nExample:\n\n```\n" + planted_file_text() + "```\n",
+            "NOTES.md": "# Notes\n\n" + well_known_prose_text(),
             "Makefile": "".join(f"step{i}:\n\t{line}\n" for i, line in enumerate(lines)),
             "package.json": json.dumps(
                 {"scripts": {f"s{i}": line for i, line in enumerate(lines)}}
@@ -125,7 +126,7 @@ def _run_model_over_the_repo(
     return run
 
 
-_FILES = ("config.py", "settings.yaml", "analysis.ipynb", "README.md")
+_FILES = ("config.py", "settings.yaml", "analysis.ipynb", "README.md", "NOTES.md")
 
 
 def test_planted_credentials_never_reach_the_model_the_session_records_or_logs(
@@ -137,6 +138,7 @@ def test_planted_credentials_never_reach_the_model_the_session_records_or_logs(
     assert leaked_values(run.everything_stored()) == []
     assert leaked_values(log.getvalue()) == []
     assert "promptkit masked credentials in this result" in run.everything_sent()
+    assert "Use [REDACTED:groq-api-key] to sign in" in run.everything_sent()
     assert "tool_handler_failed" in log.getvalue()
 
 

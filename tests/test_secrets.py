@@ -5,6 +5,7 @@ All credentials here are fake: made up for the tests in each provider's shape.
 
 from __future__ import annotations
 
+import json
 import random
 import string
 
@@ -14,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 from promptkit.errors import SessionError
 from promptkit.secrets import SecretFinding, find_secrets, redact_secrets
 
-from .credentials import PLANTED, Planted, leaked_values, planted_file_text
+from .credentials import PLANTED, WELL_KNOWN_SHAPES, Planted, leaked_values, planted_file_text
 
 # Shapes that are ordinary text without the name, flag or URL around them.
 _NEEDS_A_NAME = frozenset(
@@ -361,6 +362,30 @@ def test_each_planted_credential_is_redacted_without_its_line(planted: Planted) 
     if planted.shape in _NEEDS_A_NAME:
         pytest.skip("this shape is only a credential with a name or URL around it")
     assert planted.value not in redact_secrets(f"value {planted.value} here")
+
+
+def test_the_well_known_shapes_number_at_least_seventy() -> None:
+    assert len({shape for shape, _value in WELL_KNOWN_SHAPES}) >= 70
+
+
+@pytest.mark.parametrize(
+    ("shape", "value"), WELL_KNOWN_SHAPES, ids=[s for s, _ in WELL_KNOWN_SHAPES]
+)
+def test_a_well_known_key_shape_is_found_in_prose(shape: str, value: str) -> None:
+    text = f"Use {value} to sign in, then rotate it."
+
+    assert value not in redact_secrets(text), shape
+    [finding] = find_secrets(text)
+    assert finding.column == len("Use ") + 1
+
+
+@pytest.mark.parametrize(
+    ("shape", "value"), WELL_KNOWN_SHAPES, ids=[s for s, _ in WELL_KNOWN_SHAPES]
+)
+def test_a_well_known_key_shape_is_found_in_escaped_json(shape: str, value: str) -> None:
+    text = json.dumps({"note": f'say "{value}"\n'})
+
+    assert value not in redact_secrets(text), shape
 
 
 def test_the_whole_planted_file_keeps_none_of_its_values() -> None:

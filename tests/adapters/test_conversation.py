@@ -7,10 +7,17 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+from structlog.testing import capture_logs
 
 from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
-from promptkit.adapters import ConversationMessage, Message, conversation_messages
-from promptkit.errors import SessionError
+from promptkit.adapters import (
+    ConversationMessage,
+    ConversationTurnKept,
+    Message,
+    MessageToolCall,
+    conversation_messages,
+)
+from promptkit.errors import ArgumentValueError, SessionError
 from promptkit.session import Session, SessionStore
 from promptkit.testing import FakeClock, FakeProviderServer, Reply, ToolCall
 
@@ -185,3 +192,102 @@ def test_responses_sends_a_lone_user_turn_as_input_text_and_a_longer_one_as_item
     assert first == "Weather in Oslo?"
     assert second[0] == {"role": "user", "content": "Weather in Oslo?"}
     assert [item.get("type") for item in second[1:]] == ["function_call", "function_call_output"]
+
+
+def test_a_turn_is_kept_with_one_session_event(server: FakeProviderServer, make_adapter) -> None:
+    server.enqueue(
+        Reply.tool_calls(
+            ToolCall("weather", {"city": "Oslo"}), ToolCall("weather", {"city": "Rome"})
+        ),
+        Reply.text("Sunny in both."),
+    )
+    session = Session()
+    seen: list[object] = []
+    session.subscribe(seen.append)
+
+    make_adapter().evaluate(PROMPT, session=session, user_message="Weather?", conversation="main")
+
+    [turn] = [event for event in seen if isinstance(event, ConversationTurnKept)]
+    assert [message.role for message in turn.messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+    ]
+    assert not any(isinstance(event, ConversationMessage) for event in seen)
+    assert len(session.select_all(ConversationMessage)) == 5
+
+
+def _half_saved_turn(session: Session) -> None:
+    """A turn saved message by message and cut short, as promptkit before one-event turns could
+    leave it: an assistant message calling two tools, one result."""
+    at = datetime(2030, 1, 1, tzinfo=UTC)
+    calls = (
+        MessageToolCall("call_1", "weather", '{"city": "Oslo"}'),
+        MessageToolCall("call_2", "weather", '{"city": "Rome"}'),
+    )
+    for message in (
+        Message.user("I am Ada."),
+        Message.assistant("Hello Ada."),
+        Message.user("Weather?"),
+        Message.assistant("", calls),
+        Message("tool", "sunny in Oslo", call_id="call_1", tool_name="weather"),
+    ):
+        session.dispatch(ConversationMessage("main", message, at))
+
+
+def test_a_turn_left_without_its_tool_results_is_left_out_with_a_warning() -> None:
+    session = Session()
+    _half_saved_turn(session)
+
+    with capture_logs() as logs:
+        kept = conversation_messages(session, "main")
+
+    assert kept == (Message.user("I am Ada."), Message.assistant("Hello Ada."))
+    [warning] = [log for log in logs if log["event"] == "conversation_turn_left_out"]
+    assert (warning["log_level"], warning["turns"], warning["messages"]) == ("warning", 1, 3)
+
+
+def test_a_half_saved_turn_is_never_sent_to_the_model(
+    wire, server: FakeProviderServer, make_adapter
+) -> None:
+    server.enqueue(Reply.text("Your name is Ada."))
+    session = Session()
+    _half_saved_turn(session)
+
+    response = make_adapter().evaluate(
+        PROMPT, session=session, user_message="Who am I?", conversation="main"
+    )
+
+    assert response.text == "Your name is Ada."  # the fake refuses unanswered calls with a 400
+    assert _texts(wire.name, server.requests[0].body)[-3:] == [
+        "I am Ada.",
+        "Hello Ada.",
+        "Who am I?",
+    ]
+
+
+def test_messages_with_tool_calls_left_unanswered_are_refused_before_any_request(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    call = MessageToolCall("call_1", "weather", '{"city": "Oslo"}')
+    messages = [Message.user("Weather?"), Message.assistant("", [call])]
+
+    with pytest.raises(ArgumentValueError, match=r"1 tool call\(s\) have no result \('call_1'\)"):
+        make_adapter().evaluate(PROMPT, session=Session(), messages=messages)
+
+    assert server.request_count == 0
+
+
+def test_a_tool_result_that_answers_no_call_is_refused_before_any_request(
+    server: FakeProviderServer, make_adapter
+) -> None:
+    orphan = Message("tool", "sunny", call_id="call_9", tool_name="weather")
+
+    with pytest.raises(ArgumentValueError, match="answers no call made before it"):
+        make_adapter().evaluate(
+            PROMPT, session=Session(), messages=[Message.user("Weather?"), orphan]
+        )
+
+    assert server.request_count == 0

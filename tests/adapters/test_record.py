@@ -1,5 +1,5 @@
-"""The execution record: `manifest.json` (seed 003 format) written for a success and a failure,
-with the reply or the raw unparsed output as artifacts.
+"""The execution record: `manifest.json` (the skill-artifact record format) written for a success
+and a failure, with the reply or the raw unparsed output as artifacts.
 """
 
 import json

@@ -1,4 +1,5 @@
-"""optimize takes any SessionProtocol implementation as the caller's session (seed 004)."""
+"""optimize takes any SessionProtocol implementation as the caller's session, as the workspace
+digest specification asks."""
 
 from __future__ import annotations
 

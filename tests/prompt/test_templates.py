@@ -5,11 +5,14 @@ section still behaves as if it were rendered on its own.
 """
 
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from jinja2 import TemplateSyntaxError, meta
 from pydantic import BaseModel, computed_field
 
 from promptkit import (
@@ -20,6 +23,7 @@ from promptkit import (
     RenderContext,
     TextSection,
 )
+from promptkit.prompt._markdown import plain_substitutions, template_environment
 
 
 @dataclass(frozen=True)
@@ -309,3 +313,79 @@ def test_markdown_subclass_overriding_render_body_renders_through_its_override()
 
     assert alone == "ABOUT DIGESTS"
     assert text == "## 1. Loud\n\nABOUT DIGESTS"
+
+
+# Templates made of the characters jinja's syntax is built of, names jinja reads in special ways
+# among them, so generated templates hit both answers of `plain_substitutions`.
+_TEMPLATE_PIECES = st.sampled_from(
+    [
+        *("{", "}", "{{", "}}", "{%", "%}", "{#", "#}", "-", " ", "\n", "|", ".", "(", ")"),
+        *("x", "topic", "total", "count", "true", "None", "range", "loop", "not", "1", "_a", "é"),
+    ]
+)
+_TEMPLATES = st.lists(_TEMPLATE_PIECES, max_size=12).map("".join)
+
+
+def _jinja_names(template: str) -> frozenset[str] | None:
+    """What jinja2 itself finds: the names read from the params, or None for a template that
+    does not parse and compile."""
+    environment = template_environment()
+    try:
+        ast = environment.parse(template)
+        environment.from_string(template)
+    except TemplateSyntaxError:
+        return None
+    names = meta.find_undeclared_variables(ast) - set(environment.globals)
+    return frozenset(names - {"loop", "caller", "varargs", "kwargs", "self", "super"})
+
+
+@settings(max_examples=500)
+@given(template=_TEMPLATES)
+def test_a_template_read_without_jinja2_reads_as_jinja2_reads_it(template: str) -> None:
+    plain = plain_substitutions(template)
+
+    assert plain is None or plain == _jinja_names(template)
+
+
+@pytest.mark.parametrize(
+    ("template", "names"),
+    [
+        ("No names at all, {braces} and }} alone.", frozenset()),
+        ("About {{ topic }}: {{topic}} of {{\n total }}.", frozenset({"topic", "total"})),
+        ("{{ topic | upper }}", None),
+        ("{% if topic %}{{ topic }}{% endif %}", None),
+        ("{# note #}{{ topic }}", None),
+        ("{{ true }}", None),
+        ("{{{ topic }}", None),
+    ],
+)
+def test_plain_substitutions_reads_text_and_names_only(
+    template: str, names: frozenset[str] | None
+) -> None:
+    assert plain_substitutions(template) == names
+
+
+def test_a_section_of_text_and_substitutions_is_built_without_importing_jinja2() -> None:
+    statement = (
+        "from dataclasses import dataclass\n"
+        "from promptkit import MarkdownSection, Prompt\n"
+        "@dataclass(frozen=True)\nclass Topic:\n    topic: str = 'digests'\n"
+        "section = MarkdownSection(title='T', key='t', template='On {{ topic }}.',"
+        " params_type=Topic)\n"
+        "Prompt(ns='tests', key='plain', sections=(section,))\n"
+        "import sys\nprint('jinja2' in sys.modules)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", statement], capture_output=True, text=True, timeout=60
+    )
+
+    assert completed.stdout.strip() == "False", completed.stderr
+
+
+def test_a_section_of_text_and_substitutions_renders_as_jinja2_renders_it() -> None:
+    section = MarkdownSection(
+        title="T", key="t", template="On {{ topic }}, {{topic}}.", params_type=Topic
+    )
+    prompt = Prompt(ns="tests", key="plain", sections=(section,))
+
+    assert prompt.render(Topic("maps")).text == "## 1. T\n\nOn maps, maps."

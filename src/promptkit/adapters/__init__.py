@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from promptkit.adapters._conversation import (
         ConversationMessage as ConversationMessage,
+        ConversationTurnKept as ConversationTurnKept,
         Message as Message,
         MessageToolCall as MessageToolCall,
         conversation_messages as conversation_messages,
@@ -103,6 +104,7 @@ else:
             "promptkit.adapters._anthropic": ("AnthropicAdapter",),
             "promptkit.adapters._conversation": (
                 "ConversationMessage",
+                "ConversationTurnKept",
                 "Message",
                 "MessageToolCall",
                 "conversation_messages",

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from promptkit._names import is_valid_key
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import SessionError, WorkspaceError
 from promptkit.hostfiles import WorkspaceManifest, describe_workspace
 from promptkit.session import SessionProtocol, register_slice_type, upsert_by
@@ -101,7 +102,7 @@ def set_workspace_digest(
     digest = WorkspaceDigest(
         section_key=section_key,
         body=text,
-        created_at=datetime.now(UTC),
+        created_at=SYSTEM_CLOCK.now(),
         provenance=provenance,
         source=source,
         workspace_root=root,

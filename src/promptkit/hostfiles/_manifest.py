@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
 from promptkit._durable import write_atomically
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import WorkspaceError
 from promptkit.hostfiles._git import RunningGit, start_git_together
 from promptkit.hostfiles._listing import (
@@ -199,7 +200,7 @@ def begin_manifest(root: Path, *, ask_git: bool = True) -> PendingManifest:
     manifest is of the moment it listed."""
     return PendingManifest(
         root=root,
-        created_at=datetime.now(UTC).replace(microsecond=0),
+        created_at=SYSTEM_CLOCK.now().replace(microsecond=0),
         git_facts=start_git_together(root, *_GIT_FACTS) if ask_git else None,
     )
 

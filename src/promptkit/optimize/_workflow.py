@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import time
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from promptkit.adapters import OptimizeTrace
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import DigestRejectedError, OptimizationError
 from promptkit.logging import get_logger
 from promptkit.optimize._gate import DigestGate, Grounding, WorkspaceEvidence
@@ -113,7 +113,7 @@ def optimize_workspace_digest(
     still measured; `fallback_static=True` stores the static digest when the written one is
     refused (`DigestRejectedError` otherwise), saying why in its provenance and in the result.
     """
-    started = time.monotonic()
+    started = SYSTEM_CLOCK.monotonic()
     if not isinstance(prompt, Prompt):
         raise OptimizationError(
             f"optimize needs a promptkit Prompt, got {type(prompt).__name__}; no request was sent"
@@ -177,7 +177,7 @@ def optimize_workspace_digest(
         )
     except BaseException as error:
         trace.end(error)
-        run.failed(error, duration_s=time.monotonic() - started)
+        run.failed(error, duration_s=SYSTEM_CLOCK.monotonic() - started)
         raise
     trace.end()
     grounding = checked.grounding
@@ -194,7 +194,7 @@ def optimize_workspace_digest(
         grounding=grounding.to_json() if grounding is not None else None,
         fallback_reason=fallback_reason,
     )
-    run.succeeded(duration_s=time.monotonic() - started)
+    run.succeeded(duration_s=SYSTEM_CLOCK.monotonic() - started)
     return OptimizationResult(
         response=response,
         digest=checked.digest,

@@ -19,12 +19,13 @@ import os
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from promptkit._durable import remove_orphaned_temps, write_atomically
 from promptkit._names import is_valid_key
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import OverridesError
 from promptkit.logging import get_logger
 from promptkit.overrides._atomic import ensure_ignore_file, locked, remove_file
@@ -498,4 +499,4 @@ def _decoder(place: FilePlace) -> Decoder[Any]:
 
 
 def _now() -> datetime:
-    return datetime.now(UTC).replace(microsecond=0)
+    return SYSTEM_CLOCK.now().replace(microsecond=0)

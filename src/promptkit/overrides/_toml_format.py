@@ -30,6 +30,7 @@ from typing import Any, cast, get_args
 import tomli_w
 
 from promptkit._names import is_valid_key
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.overrides._files import OverrideFileError
 from promptkit.overrides._layout import FilePlace
 from promptkit.overrides._promotion import PROMOTION_TABLE
@@ -378,7 +379,7 @@ class _Reader:
         if recorded_hash is not None and recorded_hash != body_sha256(body):
             # Edited by hand since promptkit wrote it: the text is the operator's now.
             author = _OPERATOR
-            updated_at = self.modified_at or datetime.now(UTC).replace(microsecond=0)
+            updated_at = self.modified_at or SYSTEM_CLOCK.now().replace(microsecond=0)
         return SectionOverride(expected_hash, body, updated_at, author, code_default)
 
     def provenance(self, value: object) -> dict[str, ProvenanceValue] | None:

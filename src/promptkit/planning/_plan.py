@@ -7,9 +7,10 @@ it with an updated copy, so the session's history shows how the plan evolved.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.session import register_slice_type
 
 
@@ -45,7 +46,7 @@ class Plan:
     def create(cls, objective: str, step_titles: tuple[str, ...]) -> Plan:
         """A new plan whose steps are numbered from 1 and all pending."""
         steps = tuple(PlanStep(number, title) for number, title in enumerate(step_titles, 1))
-        return cls(objective=objective, steps=steps, updated_at=datetime.now(UTC))
+        return cls(objective=objective, steps=steps, updated_at=SYSTEM_CLOCK.now())
 
     def step(self, step_id: int) -> PlanStep | None:
         """The step numbered `step_id`, if any."""
@@ -55,7 +56,7 @@ class Plan:
         """A copy with a pending step appended, numbered after the highest existing one."""
         next_id = max((step.step_id for step in self.steps), default=0) + 1
         return replace(
-            self, steps=(*self.steps, PlanStep(next_id, title)), updated_at=datetime.now(UTC)
+            self, steps=(*self.steps, PlanStep(next_id, title)), updated_at=SYSTEM_CLOCK.now()
         )
 
     def with_step_updated(self, step_id: int, status: StepStatus, notes: str | None) -> Plan:
@@ -66,7 +67,7 @@ class Plan:
             else step
             for step in self.steps
         )
-        return replace(self, steps=steps, updated_at=datetime.now(UTC))
+        return replace(self, steps=steps, updated_at=SYSTEM_CLOCK.now())
 
     def to_markdown(self) -> str:
         """The plan as a short checklist, for tool results and the section body."""

@@ -4,11 +4,18 @@ Templates run in a `SandboxedEnvironment` with `StrictUndefined` and autoescapin
 output is markdown, not HTML); `trim_blocks` and `lstrip_blocks` keep `{% %}` tags from leaving
 blank lines behind. Every name a template reads must be a field of its `params_type`: that is
 checked when the Prompt is built.
+
+Most templates are text with `{{ name }}` substitutions and nothing else. Such a template is read
+without jinja2 (`plain_substitutions`), which is imported, and the template compiled, at its first
+render: a command that only builds a prompt (`promptkit overrides list`) never imports it. Any
+other template is parsed and compiled by jinja2 when the section is built, so its errors still
+show then.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -49,36 +56,74 @@ def template_environment() -> SandboxedEnvironment:
 # Names jinja provides itself inside loops, macros and call blocks; never read from params.
 _JINJA_SPECIAL_NAMES = frozenset({"loop", "caller", "varargs", "kwargs", "self", "super"})
 
+# Where jinja's syntax starts: a variable, a statement or a comment.
+_SYNTAX_START = re.compile(r"\{[{%#]")
+_SUBSTITUTION = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# Names that read as something other than a params field inside `{{ }}`: jinja's constants and
+# operators, the environment's globals, and the names jinja binds itself. A template that uses
+# one is left to jinja2.
+_NOT_PLAIN = frozenset(
+    {"true", "false", "none", "True", "False", "None", "not", "and", "or", "in", "is", "if"}
+    | {"else", "range", "dict", "lipsum", "cycler", "joiner", "namespace"}
+    | _JINJA_SPECIAL_NAMES
+)
+
+
+def plain_substitutions(template: str) -> frozenset[str] | None:
+    """The names of a template that is only text and `{{ name }}` substitutions, or None for
+    any other template (one with a statement, a comment, a filter, an expression...).
+
+    For a template it answers, jinja2 finds the same names and no error, parsing or compiling
+    (tests/prompt/test_templates.py checks it against jinja2 on generated templates).
+    """
+    names: set[str] = set()
+    position = 0
+    while (start := _SYNTAX_START.search(template, position)) is not None:
+        substitution = _SUBSTITUTION.match(template, start.start())
+        if substitution is None or substitution[1] in _NOT_PLAIN:
+            return None
+        names.add(substitution[1])
+        position = substitution.end()
+    return frozenset(names)
+
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class MarkdownSection(Section):
     """A section whose body is `template`, rendered with the fields of its params object."""
 
     template: str
-    _ast: nodes.Template = field(init=False, repr=False)
     _used_names: frozenset[str] = field(init=False, repr=False)
-    _compiled: Template = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if not isinstance(self.template, str):
             raise PromptValidationError(f"section {self.key!r}: template must be a string")
+        used = plain_substitutions(self.template)
+        if used is None:
+            used = self._checked_by_jinja()
+        object.__setattr__(self, "_used_names", used)
+
+    def _checked_by_jinja(self) -> frozenset[str]:
+        """Parse and compile the template now, so its errors show when the prompt is built;
+        the names it reads from its params."""
         from jinja2 import TemplateSyntaxError, meta
 
-        environment = template_environment()
         try:
-            ast = environment.parse(self.template)
-            compiled = environment.from_string(self.template)
+            ast, _ = self._jinja
         except TemplateSyntaxError as error:
             raise PromptValidationError(
                 f"section {self.key!r}: template syntax error on line {error.lineno}:"
                 f" {error.message}"
             ) from error
         _refuse_loader_tags(ast, self.key)
-        used = meta.find_undeclared_variables(ast) - set(environment.globals)
-        object.__setattr__(self, "_ast", ast)
-        object.__setattr__(self, "_compiled", compiled)
-        object.__setattr__(self, "_used_names", frozenset(used - _JINJA_SPECIAL_NAMES))
+        used = meta.find_undeclared_variables(ast) - set(template_environment().globals)
+        return frozenset(used - _JINJA_SPECIAL_NAMES)
+
+    @functools.cached_property
+    def _jinja(self) -> tuple[nodes.Template, Template]:
+        """The template parsed and compiled by jinja2."""
+        environment = template_environment()
+        return environment.parse(self.template), environment.from_string(self.template)
 
     @property
     def used_names(self) -> frozenset[str]:
@@ -88,7 +133,7 @@ class MarkdownSection(Section):
     @property
     def template_ast(self) -> nodes.Template:
         """The parsed template; the prompt compiler copies it, never mutates it."""
-        return self._ast
+        return self._jinja[0]
 
     def original_body_template(self) -> str:
         return self.template
@@ -115,7 +160,7 @@ class MarkdownSection(Section):
 
     def render_body(self, params: Any, context: RenderContext) -> str:
         try:
-            return normalize_body(self._compiled.render(self.template_values(params)))
+            return normalize_body(self._jinja[1].render(self.template_values(params)))
         except Exception as error:  # template code can raise anything; name the section
             raise PromptRenderError(
                 f"section {'/'.join(context.path)}: {type(error).__name__}: {error}"

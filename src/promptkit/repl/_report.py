@@ -6,9 +6,10 @@ line; nothing here reads or writes state.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.repl._progress import tool_call_text
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def resolution_lines(resolution: DigestResolution, *, origin: str) -> list[str]:
     stored override a session digest hides, if any."""
     lines = [f"section:   {resolution.section_key}", f"origin:    {origin}"]
     if resolution.updated_at is not None:
-        age = describe_age(datetime.now(UTC) - resolution.updated_at)
+        age = describe_age(SYSTEM_CLOCK.now() - resolution.updated_at)
         lines.append(f"updated:   {resolution.updated_at.isoformat()} ({age} ago)")
     if resolution.author is not None:
         lines.append(f"author:    {resolution.author}")

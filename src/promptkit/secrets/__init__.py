@@ -7,19 +7,23 @@ records, tool values); `mask_secrets` also says which rules fired, for a note to
 They run on every tool result before the model sees it, on every log record, on session
 records, execution records, override bodies and digests, so the scan is built to be cheap: one
 regex pass finds every provider-token prefix, the other rules only look at text holding a
-literal they need (`://`, `PRIVATE KEY`, `Q~`, `-u`) or at lines holding a secret-like word. No
+literal they need (`://`, `PRIVATE KEY`, `Q~`, `:AA`, `-u`) or at lines holding a secret-like
+word. No
 pattern can backtrack catastrophically: quantifiers are bounded or possessive.
 
 The rules, by the name that appears in findings and redaction markers:
 
-- Shaped tokens, found with no name in front (facts from gitleaks' default rule set): OpenAI
-  (`openai-api-key`, `openai-project-key`), `anthropic-api-key`, `aws-access-key-id`,
-  `github-token`, `github-fine-grained-token`, `gitlab-token`, `slack-token`,
-  `json-web-token`, `stripe-secret-key` (`sk_live_`, `rk_live_`), `google-api-key` (`AIza`),
-  `sendgrid-api-key`, `huggingface-token`, `npm-token`, `pypi-token`, `azure-client-secret`,
-  `shopify-token`, `digitalocean-token`, `square-token`, `linear-api-key`, `postman-api-key`,
-  `age-secret-key`, `vault-token`, `grafana-token`, `heroku-api-key`, `atlassian-api-token`,
-  `twilio-api-key`, `databricks-token` (see `promptkit.secrets._tokens`).
+- Shaped tokens, found with no name in front: 91 shapes (86 rule names) whose facts (prefix,
+  alphabet, length) come from gitleaks' default rule set and providers' documentation, among
+  them model providers (`openai-api-key`, `openai-project-key`, `anthropic-api-key`, `groq-api-key`,
+  `perplexity-api-key`, `xai-api-key`, `replicate-api-token`, `huggingface-token`), clouds
+  (`aws-access-key-id`, `aws-bedrock-api-key`, `google-api-key`, Google OAuth client secrets
+  and access tokens, `azure-client-secret`, Alibaba, Cloudflare, DigitalOcean, Fly.io, Heroku,
+  Vault, Doppler, Pulumi), code hosting and packages (`github-token`, `gitlab-token`, npm, PyPI,
+  RubyGems, Clojars, Artifactory, Sourcegraph, SonarQube), chat, mail and payments (Slack,
+  SendGrid, Sendinblue, Mailgun, Mailchimp, Stripe keys and webhook secrets, Shopify, Square,
+  Plaid, Telegram bot tokens) and `json-web-token` (plain or base64-encoded); the full table is
+  `promptkit.secrets._tokens`.
 - `private-key`: a whole PEM/OpenSSH/PGP private key block, or a 64/70-character base64 body
   line of one seen without its BEGIN line.
 - `url-password` (`scheme://user:password@host`) and `url-token` (a generated-looking token in

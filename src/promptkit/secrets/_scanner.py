@@ -14,6 +14,7 @@ from promptkit.secrets._common import Span
 from promptkit.secrets._named import basic_auth_spans, secret_line_spans
 from promptkit.secrets._tokens import (
     azure_secret_spans,
+    infix_token_spans,
     pem_body_spans,
     private_key_spans,
     token_spans,
@@ -121,6 +122,7 @@ def _find_spans(text: str) -> list[Span]:
     found.extend(pem_body_spans(text))
     if "Q~" in text:
         found.extend(azure_secret_spans(text))
+    found.extend(infix_token_spans(text))
     if "://" in text:
         found.extend(url_spans(text))
     if "-u" in text or "--user" in text:

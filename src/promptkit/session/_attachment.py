@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit._durable import remove_orphaned_temps, write_atomically
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_value
@@ -103,7 +103,7 @@ class SessionAttachment:
         self._size = 0
         self._unsynced = 0
         self._head: StoreHead = (0, "")
-        self._created_at = datetime.now(UTC)
+        self._created_at = SYSTEM_CLOCK.now()
         self._warned: set[type[Any]] = set()
 
     @property
@@ -261,7 +261,7 @@ class SessionAttachment:
             "trace_id": self._trace_id,
             "session_id": self._session.session_id,
             "seq": seq,
-            "recorded_at": datetime.now(UTC).isoformat(),
+            "recorded_at": SYSTEM_CLOCK.now().isoformat(),
             "kind": kind,
         }
 
@@ -279,7 +279,7 @@ class SessionAttachment:
             "parent_id": parent.session_id if parent is not None else None,
             "tags": redact_value(dict(self._session.tags)),
             "created_at": self._created_at.isoformat(),
-            "updated_at": datetime.now(UTC).isoformat(),
+            "updated_at": SYSTEM_CLOCK.now().isoformat(),
             "status": status,
         }
         if head is not None:

@@ -18,11 +18,11 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, Literal, Protocol, TypeVar
 
 from promptkit._names import require_key
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import SessionError
 from promptkit.session._codec import codec_for
 from promptkit.session._events import (
@@ -77,7 +77,7 @@ class StoredLog:
 
 def new_session_id() -> str:
     """A fresh session id that follows the key rule and sorts by creation time (UTC)."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dt%H%M%S%f")
+    stamp = SYSTEM_CLOCK.now().strftime("%Y%m%dt%H%M%S%f")
     return f"{stamp}-{secrets.token_hex(4)}"
 
 
@@ -231,7 +231,7 @@ class Session:
             return SessionSnapshot(
                 session_id=self._session_id,
                 seq=self._seq,
-                taken_at=datetime.now(UTC),
+                taken_at=SYSTEM_CLOCK.now(),
                 slices={t: s.values() for t, s in self._slices.items()},
             )
 

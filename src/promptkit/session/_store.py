@@ -223,11 +223,15 @@ class SessionStore:
 
     def run_dir(self, workspace_root: Path | str, kind: str) -> Path:
         """Where a command keeps the record of its last run of `kind` (`optimize`) on
-        `workspace_root`; the folder is left out of listings like the sessions are."""
+        `workspace_root`. Nothing is created, except that a state root inside the workspace is
+        marked ignored first (as writing a session does), so the record never shows in the
+        workspace's listing, digest or fingerprint."""
         require_key(kind, what="run kind", error=SessionError)
         workspaces = self._state_root / "workspaces"
-        workspaces.mkdir(parents=True, exist_ok=True)
-        _ignore_in_listings(workspaces)
+        state, workspace = self._state_root.resolve(), Path(workspace_root).resolve()
+        if state == workspace or workspace in state.parents:
+            workspaces.mkdir(parents=True, exist_ok=True)
+            _ignore_in_listings(workspaces)
         return workspaces / workspace_id(workspace_root) / "runs" / kind
 
     def _sessions_dir(self, workspace_root: Path | str) -> Path:

@@ -22,10 +22,11 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO
+
+from promptkit.clock import SYSTEM_CLOCK
 
 __all__ = ["GrepMatch", "GrepOutcome", "search_lines"]
 
@@ -100,7 +101,7 @@ def search_lines(
     """Lines of `files` ((path, text) pairs, read lazily) matching `pattern`, at most `limit`,
     as far as the search got in `timeout` seconds; or a message saying why the search failed
     (the child did not answer in time, or could not run)."""
-    deadline = time.monotonic() + max(timeout, 0.01)
+    deadline = SYSTEM_CLOCK.monotonic() + max(timeout, 0.01)
     try:
         child = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", _GREP_WORKER],
@@ -162,7 +163,7 @@ def _wait(child: subprocess.Popen[bytes], deadline: float, stop: threading.Event
     once no more files are sent (the child answers at its next look at the time, or at the end
     of its input); `TimeoutExpired` when it did neither."""
     try:
-        return child.wait(timeout=max(deadline - time.monotonic(), 0.0))
+        return child.wait(timeout=max(deadline - SYSTEM_CLOCK.monotonic(), 0.0))
     except subprocess.TimeoutExpired:
         stop.set()
         return child.wait(timeout=_GRACE_S)

@@ -19,7 +19,6 @@ import functools
 import shutil
 import subprocess
 import tempfile
-import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import PromptValidationError, WorkspaceError, WorkspaceUnavailableError
 from promptkit.logging import get_logger
 from promptkit.prompt import Tool, ToolContext, ToolResult
@@ -250,7 +250,7 @@ class PodmanWorkspaceSection(WorkspaceSection):
                 runtime=self.runtime,
                 ulimits=self.ulimits,
             )
-            started = time.monotonic()
+            started = SYSTEM_CLOCK.monotonic()
             try:
                 completed = subprocess.run(
                     argv,
@@ -271,7 +271,7 @@ class PodmanWorkspaceSection(WorkspaceSection):
                     message=f"shell_execute: podman could not be started: {error.strerror}",
                     success=False,
                 )
-        elapsed = time.monotonic() - started
+        elapsed = SYSTEM_CLOCK.monotonic() - started
         stdout = _clip_output(completed.stdout, self.max_output_bytes)
         stderr = _clip_output(completed.stderr, self.max_output_bytes)
         _log.debug(
