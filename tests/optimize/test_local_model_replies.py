@@ -8,6 +8,7 @@ happened. A digest grounded in the workspace is stored, with its grounding figur
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,10 @@ def test_a_model_that_never_finishes_is_stopped_at_the_deadline(
 
     with pytest.raises(ProviderTimeoutError, match=r"deadline of 0\.5s"):
         run.optimize(local_model, OptimizationScope.SESSION, deadline=0.5)
+    local_server.stop()  # the abandoned request ends with the server, not in a later test
+    for worker in threading.enumerate():
+        if worker.name == "promptkit-provider-request":
+            worker.join(timeout=30)
 
     assert run.stored_nothing()
     assert run.manifest()["metadata"]["stopped_by"] == "deadline"

@@ -146,7 +146,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
         optimize_workspace_digest,
     )
     from promptkit.repl import Progress
-    from promptkit.session import PromptRendered, Session
+    from promptkit.session import PromptRendered, Session, SessionStore
 
     bound = bind_workspace(
         args.path,
@@ -188,8 +188,13 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
 
     run_session = Session()
     unsubscribe = run_session.subscribe(on_event)
+    # The last run's record goes beside the sessions, when they are kept in a folder.
     run_dir = (
-        Path(args.output_dir) if args.output_dir else bound.sessions.run_dir(workspace, "optimize")
+        Path(args.output_dir)
+        if args.output_dir
+        else bound.sessions.run_dir(workspace, "optimize")
+        if isinstance(bound.sessions, SessionStore)
+        else None
     )
     # A stored session is attached first, so a lock held elsewhere fails before anything is
     # spent; a new one only after success, so a failed run leaves no empty session behind.
@@ -211,7 +216,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
                 overwrite_operator=args.force,
                 include=args.include,
                 exclude=args.exclude,
-                leave_out=[bound.sessions.state_root],
+                leave_out=bound.sessions.state_folders,
                 gate=args.gate,
                 fallback_static=args.fallback_static,
             )
@@ -219,7 +224,8 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
             attachment = bound.sessions.attach(session, workspace)
     except BaseException:
         progress.end_status()
-        progress.say(f"nothing was stored; run record: {run_dir / 'manifest.json'}")
+        record = f"; run record: {run_dir / 'manifest.json'}" if run_dir is not None else ""
+        progress.say(f"nothing was stored{record}")
         raise
     finally:
         unsubscribe()
@@ -235,20 +241,23 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
 
 
 def _report(
-    args: argparse.Namespace, bound: BoundWorkspace, result: OptimizationResult, run_dir: Path
+    args: argparse.Namespace,
+    bound: BoundWorkspace,
+    result: OptimizationResult,
+    run_dir: Path | None,
 ) -> int:
     """Print the digest and where it was stored (one JSON object with `--json`)."""
     from promptkit.optimize import OptimizationScope
 
     prompt, session, workspace, scope = bound.prompt, bound.session, bound.workspace, result.scope
     if scope is OptimizationScope.SESSION:
-        session_dir = bound.sessions.session_dir(workspace, session.session_id)
-        stored_in = [str(session_dir)]
+        session_dir = bound.sessions.location(workspace, session.session_id)
+        stored_in = [session_dir]
         where = [f"session {session.session_id} of {workspace} ({session_dir})"]
     else:
         stored_in = list(result.locations)
         where = list(result.locations)
-    record = run_dir / "manifest.json"
+    record = run_dir / "manifest.json" if run_dir is not None else None
     if args.json:
         response = result.response
         report = {
@@ -265,7 +274,7 @@ def _report(
             "usage": response.usage.to_json(),
             "grounding": result.grounding.to_json() if result.grounding is not None else None,
             "fallback_reason": result.fallback_reason,
-            "run_record": str(record),
+            "run_record": str(record) if record is not None else None,
         }
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
