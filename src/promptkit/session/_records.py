@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from promptkit._input_files import file_kind, open_regular_file
 from promptkit.errors import SessionCorruptError, SessionError
 from promptkit.logging import get_logger
 from promptkit.session._codec import codec_for
@@ -88,14 +90,36 @@ def _checksum(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()[:16]
 
 
+def read_session_file(path: Path, missing: str) -> bytes:
+    """All of one of a session's files; SessionCorruptError when it is `missing` (the message
+    says why), unreadable, or not a regular file: it is opened without blocking and its kind
+    checked before a byte is read, since a FIFO would block the read and a device never ends."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise SessionCorruptError(f"{path}: missing; {missing}") from None
+    except OSError as error:
+        raise SessionCorruptError(f"{path}: cannot be read ({error.strerror})") from error
+    kind = file_kind(os.fstat(fd).st_mode)
+    if kind is not None:
+        os.close(fd)
+        raise SessionCorruptError(
+            f"{path}: a {kind}, not a regular file, so it was not read; a session's files are"
+            " regular files written by SessionStore: remove it (or the whole session"
+            " directory) by hand"
+        )
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
 def read_metadata(path: Path) -> StoredSession:
     try:
-        document = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise SessionCorruptError(
-            f"{path}: missing; the session directory was not created by SessionStore or was "
-            "partly deleted"
-        ) from None
+        document = json.loads(
+            read_session_file(
+                path, "the session directory was not created by SessionStore or was partly deleted"
+            )
+        )
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise SessionCorruptError(f"{path}: not valid JSON ({exc}); fix or remove it") from None
     try:
@@ -164,12 +188,9 @@ class _Line:
 def _lines(path: Path, *, allow_torn_tail: bool) -> Iterator[_Line]:
     """Each record of `path`, its checksum chain verified; a torn last line is skipped when
     allowed."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise SessionCorruptError(
-            f"{path}: missing; the session was never completely created or the file was removed"
-        ) from None
+    data = read_session_file(
+        path, "the session was never completely created or the file was removed"
+    )
     lines = data.split(b"\n")
     # An unterminated tail stays in `lines`: it is either a complete record or a torn one.
     terminated = lines[-1] == b""
@@ -344,7 +365,7 @@ def stored_head(session_dir: Path) -> StoreHead | None:
     """The head of the session stored in `session_dir` without loading it: the last event
     record after the base, else the base header; None when there is no readable base."""
     try:
-        with (session_dir / BASE_FILE).open("rb") as base_file:
+        with open_regular_file(session_dir / BASE_FILE) as base_file:
             header = json.loads(base_file.readline())
         base: StoreHead = (int(header["seq"]), str(header.get("sum", "")))
     except (OSError, ValueError, KeyError, TypeError):
@@ -358,7 +379,7 @@ def stored_head(session_dir: Path) -> StoreHead | None:
 def _last_record(path: Path) -> dict[str, Any] | None:
     """The last complete record of `path` (a torn tail is ignored), or None."""
     try:
-        with path.open("rb") as file:
+        with open_regular_file(path) as file:
             size = file.seek(0, 2)
             chunk = b""
             start = size
