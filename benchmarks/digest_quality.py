@@ -17,15 +17,14 @@ The matching rule, kept deliberately simple and independent of the digest's own 
   (test, lint, fmt, format, check, clippy, vet, build, analyze, typecheck, tsc, mypy, rspec,
   phpunit...; a file name such as `test.js` is an argument, not a check); lines with a
   `<placeholder>`, an optional `[--part]` or an unexpanded variable (`$APP`, `${APP}`) are
-  left out. A command is
-  identified by its first two words after dropping flags (and the value of flags that take
-  one, such as `-p oxc` or `-scheme App`), `VAR=value`, `cd dir &&`, `pnpm run`/`yarn run` ->
-  `pnpm`/`yarn`, `npm run test` -> `npm test` (npm's own alias), and taking a third word
-  after a word that runs another (`run`, `exec`, `x`, `task`: `uv run pytest`, `bundle exec
-  rake`, `deno task test`) or after a build tool's step verb (`zig build test`, `nix flake
-  check`). It is recalled when those words appear,
-  in order and adjacent, in some inline code span of the digest (the digest's spans are read
-  with the same rule).
+  left out. A command is identified by its first two words after dropping flags (and the
+  value of flags that take one, such as `-p oxc` or `-scheme App`), `VAR=value`, `cd dir &&`,
+  `run` after pnpm, yarn or melos (each runs a script by its name alone too), `npm run test`
+  -> `npm test` (npm's own alias), and taking a third word after a word that runs another
+  (`run`, `exec`, `x`, `task`: `uv run pytest`, `bundle exec rake`, `deno task test`) or after
+  a build tool's step verb (`zig build test`, `nix flake check`). It is recalled when those
+  words appear, in order and adjacent, in some inline code span of the digest (the digest's
+  spans are read with the same rule).
 - Paths: inline code spans that name a file or folder that exists in the repository; recalled
   when the digest contains the path (without a trailing slash).
 - Tools: words from a fixed vocabulary of developer tools that the agent files mention;
@@ -151,8 +150,8 @@ def words_of(command: str) -> list[str]:
         words.pop(0)
     if words:
         words[0] = words[0].removeprefix("./")  # `./bin/test` runs `bin/test`
-    if len(words) >= 3 and words[0] in ("pnpm", "yarn") and words[1] == "run":
-        del words[1]
+    if len(words) >= 3 and words[0] in ("pnpm", "yarn", "melos") and words[1] == "run":
+        del words[1]  # each runs a script by its name alone too (`melos test`)
     if len(words) >= 3 and words[:2] == ["npm", "run"] and words[2] in _NPM_LIFECYCLE:
         del words[1]  # `npm run test` is `npm test`
     return words

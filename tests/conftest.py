@@ -9,6 +9,7 @@ modules of the `tests` namespace package); the fixtures need no import.
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from promptkit.testing import FakeProviderServer
+from promptkit.testing import FakeProviderServer, PostgresServer
 
 # Property tests never fail for being slow on a loaded machine; under CI they are derandomized,
 # so a CI run is reproducible and a red one can be replayed exactly.
@@ -172,3 +173,32 @@ def spans() -> Iterator[InMemorySpanExporter]:
     _SPAN_EXPORTER.clear()
     yield _SPAN_EXPORTER
     _SPAN_EXPORTER.clear()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test process (one per xdist worker) in a temporary folder,
+    stopped and removed at the end; the tests that need it skip where no server is installed."""
+    if PostgresServer.binaries() is None:
+        pytest.skip(
+            "no PostgreSQL server binaries (initdb, pg_ctl) on this machine: the database"
+            " stores are not tested here"
+        )
+    server = PostgresServer.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+_DATABASES = itertools.count()
+
+
+@pytest.fixture
+def database_url(postgres_server: PostgresServer) -> str:
+    """The URL of a new database on the test server, with promptkit's tables created."""
+    from promptkit.database import upgrade_database
+
+    url = postgres_server.create_database(f"test_{os.getpid()}_{next(_DATABASES)}")
+    upgrade_database(url)
+    return url

@@ -262,6 +262,31 @@ class OverridesConflictError(RunError, RuntimeError):
         self.changes = changes
 
 
+class DatabaseError(RunError, RuntimeError):
+    """A database behind a store failed. `database` names it as `postgresql://user@host:port/name`
+    (never with its password), so an operator knows which server to look at."""
+
+    def __init__(self, message: str, *, database: str) -> None:
+        super().__init__(message)
+        self.database = database
+
+
+class DatabaseUnavailableError(DatabaseError, ConnectionError):
+    """The database could not be reached, or the connection broke and the bounded retries did not
+    bring it back; nothing was written (a write is either committed whole or not at all)."""
+
+
+class DatabaseBusyError(DatabaseError, TimeoutError):
+    """Every connection of the store's pool stayed in use past its `pool_timeout`; nothing was
+    written. Raise the pool's `max_size`, or shorten what holds connections."""
+
+
+class DatabaseSchemaError(DatabaseError):
+    """The database's promptkit tables are missing, older than this promptkit needs (run
+    `promptkit db upgrade`), or newer than it knows (upgrade promptkit); nothing was read or
+    written."""
+
+
 class PromotionRefusedError(RunError, RuntimeError):
     """`promote_overrides` found the candidate below the threshold or regressing; nothing was
     copied. `regressed` names the cases whose score fell by more than the tolerance."""

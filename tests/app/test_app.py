@@ -226,7 +226,7 @@ def test_from_project_binds_what_the_table_configures(tmp_path: Path) -> None:
 
     assert isinstance(app.overrides, LocalPromptOverridesStore)
     assert app.overrides.root == tmp_path / "ops" / "overrides"
-    assert app.sessions is not None and app.sessions.state_root == tmp_path / "ops" / "state"
+    assert app.sessions is not None and app.sessions.state_folders == (tmp_path / "ops" / "state",)
     assert app.tag == "prod"
     assert app.adapter is not None
     assert (app.adapter.provider, app.adapter.model) == ("openai", "qwen2.5-coder")

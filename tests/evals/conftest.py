@@ -2,6 +2,7 @@
 structured variant, an overrides store with a `candidate` tag, and an OpenAI adapter on the
 real SDK pointed at the shared FakeProviderServer (`server`)."""
 
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,3 +91,21 @@ def store(tmp_path: Path) -> LocalPromptOverridesStore:
         CAPITAL_PROMPT, tag="candidate", path="role", body=CANDIDATE_WORDING
     )
     return overrides
+
+
+def sigint_as_from_a_terminal() -> None:
+    """For a child process (`preexec_fn`) that must take Ctrl-C as a terminal delivers it.
+
+    A test runner started in the background (`make test &`, a CI job under nohup) inherits
+    SIGINT ignored, passes that on to its children, and Python then never raises
+    KeyboardInterrupt: the child would not see the signal the test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def terminal_sigint() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt in this process for the test, whatever the runner
+    inherited (see `sigint_as_from_a_terminal`)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

@@ -14,6 +14,7 @@ import pytest
 from promptkit.overrides import LocalPromptOverridesStore
 
 from ..conftest import offline_env, run_promptkit, write_files
+from .conftest import sigint_as_from_a_terminal
 
 PROMPT_MODULE = """
 from dataclasses import dataclass
@@ -214,6 +215,7 @@ def _interrupted_eval(project: Path, cases: int, waited_for: str, *options: str)
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_as_from_a_terminal,
     )
     assert process.stderr is not None
     for line in process.stderr:

@@ -207,6 +207,7 @@ def test_run_evaluation_closes_the_client_it_built_for_its_event_loop(
     assert used[0].is_closed()
 
 
+@pytest.mark.usefixtures("terminal_sigint")
 def test_ctrl_c_reports_the_cases_that_finished_and_starts_no_other(server: FakeProviderServer):
     server.respond_with(reply_script_from({"default": {"text": "x"}}).reply_to)
     cases = Dataset("many", tuple(Case(f"c{i}", (Country(f"Land{i}"),)) for i in range(6)))

@@ -272,7 +272,7 @@ def optimize_as_a_library(
         overrides_store=bound.overrides,
         include=include,
         exclude=exclude,
-        leave_out=[bound.sessions.state_root],
+        leave_out=bound.sessions.state_folders,
     )
 
 

@@ -68,12 +68,12 @@ def test_the_static_writer_reads_only_the_files_it_parses_and_the_heads_of_the_l
         StaticDigestWriter(reader=reader), prompt_over(session, HostMount(tree)), session=session
     )
 
-    # The largest modules (up to 60 named as room allows) are opened only to see whether
-    # they say they are generated.
-    assert reader.reads[0] == "pyproject.toml"
-    assert 0 < len(reader.reads[1:]) <= 90
-    assert all(path.endswith(".py") for path in reader.reads[1:])
-    assert max(reader.limits[1:]) <= 1024
+    # The README is read for the paths it names; the largest modules (up to 60 named as room
+    # allows) are opened only to see whether they say they are generated.
+    assert reader.reads[:2] == ["pyproject.toml", "README.md"]
+    assert 0 < len(reader.reads[2:]) <= 90
+    assert all(path.endswith(".py") for path in reader.reads[2:])
+    assert max(reader.limits[2:]) <= 1024
 
 
 def test_the_static_writer_describes_every_mount_with_its_globs(tmp_path: Path) -> None:

@@ -142,3 +142,30 @@ def test_shipped_bundles_and_other_peoples_code_are_not_among_the_largest_module
     )
 
     assert scan_workspace(tmp_path).largest_modules == ("src/Hosting/Builder.cs",)
+
+
+def test_the_paths_contributor_docs_and_the_readme_point_at_are_named(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "CONTRIBUTING.md": (
+                "# Contributing\n\nHelpers live in `tests/Common/Utils` and the release steps in"
+                " [releasing](docs/dev/releasing.md); see `missing/file.md`.\n\n"
+                "```sh\ncat src/app/main.rs\n```\n"
+            ),
+            "README.md": (
+                "[Deutsch](support/readme/README_DE.md) · edit `config/default.yml` first.\n"
+            ),
+            "tests/Common/Utils/Clock.cs": "class Clock {}\n",
+            "docs/dev/releasing.md": "# Releasing\n",
+            "support/readme/README_DE.md": "# Hallo\n",
+            "config/default.yml": "a: 1\n",
+            "src/app/main.rs": "fn main() {}\n",
+        },
+    )
+
+    digest = digest_of(tmp_path)
+
+    assert "- Named in `CONTRIBUTING.md`: `tests/Common/Utils`, `docs/dev/releasing.md`" in digest
+    assert "- Named in `README.md`: `config/default.yml`" in digest
+    assert "README_DE" not in digest

@@ -156,3 +156,70 @@ def test_the_text_of_a_multi_line_string_or_here_document_is_no_command(tmp_path
     facts = scan_workspace(committed_repo(tmp_path / "bot", files))
 
     assert facts.workflows[0].runnable == ("make test",)
+
+
+def test_npm_lifecycle_hooks_are_no_commands(tmp_path: Path) -> None:
+    scripts = {"pretest": "node setup.js", "test": "vitest", "postbuild": "node x.js"}
+    files = {"package.json": json.dumps({"name": "cli", "scripts": scripts, "//": "notes"})}
+
+    commands = commands_of(committed_repo(tmp_path / "cli", files))
+
+    assert set(commands) == {"npm test", "npm run postbuild"}
+
+
+def test_a_command_run_in_a_devenv_shell_is_that_command(tmp_path: Path) -> None:
+    wrapped = (
+        "${{ steps.build.outputs.path }}/bin/devenv --system ${{ inputs.system }} shell --"
+        " cargo nextest run --retries 3"
+    )
+    files = {"Cargo.toml": '[package]\nname = "devenv"\n', CI: workflow(wrapped)}
+
+    commands = commands_of(committed_repo(tmp_path / "devenv", files))
+
+    assert commands["cargo nextest run --retries 3"] == "ci"
+
+
+def test_a_tool_a_targets_recipe_runs_is_one_of_the_projects_tools(tmp_path: Path) -> None:
+    files = {
+        "Taskfile.yaml": (
+            "version: '3'\ntasks:\n  fmt:html:\n    cmds:\n      - prettier --write index.html\n"
+            "  docs:\n    cmds:\n      - RUSTDOCFLAGS='-D warnings' cargo doc\n"
+        ),
+    }
+
+    tools = scan_workspace(committed_repo(tmp_path / "crush", files)).tools
+
+    assert {"prettier", "cargo"} <= set(tools)
+    assert "warnings'" not in tools
+
+
+def test_a_packages_tool_runs_in_its_folder_when_nothing_at_the_root_runs_it(
+    tmp_path: Path,
+) -> None:
+    dev = {"require-dev": {"phpstan/phpstan": "^2", "phpunit/phpunit": "^11"}}
+    files = {
+        "composer.json": json.dumps(
+            {"name": "acme/mono", "require-dev": {"phpunit/phpunit": "^11"}}
+        ),
+        "demo/composer.json": json.dumps({"name": "acme/demo", **dev}),
+        "demo/src/App.php": "<?php\n",
+    }
+
+    commands = commands_of(committed_repo(tmp_path / "mono", files))
+
+    assert "cd demo && vendor/bin/phpstan analyse" in commands
+    assert "cd demo && vendor/bin/phpunit" not in commands  # the root's phpunit covers it
+    assert "vendor/bin/phpunit" in commands
+
+
+def test_an_applications_console_runs_through_php(tmp_path: Path) -> None:
+    files = {
+        "composer.json": json.dumps({"name": "acme/site"}),
+        "bin/console": "#!/usr/bin/env php\n<?php\n",
+        "shop/composer.json": json.dumps({"name": "acme/shop"}),
+        "shop/artisan": "#!/usr/bin/env php\n<?php\n",
+    }
+
+    commands = commands_of(committed_repo(tmp_path / "apps", files))
+
+    assert {"php bin/console", "cd shop && php artisan"} <= set(commands)

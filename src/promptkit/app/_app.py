@@ -40,7 +40,7 @@ from promptkit.discovery import overrides_store_of, session_store_of, use_projec
 from promptkit.errors import ArgumentTypeError, ProviderError
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt, RenderedPrompt
-from promptkit.session import Session, SessionProtocol, SessionStore
+from promptkit.session import Session, SessionProtocol, SessionStoreProtocol
 
 if TYPE_CHECKING:
     from promptkit.optimize import DigestWriter, OptimizationResult, OptimizationScope
@@ -63,7 +63,7 @@ class App:
     adapter: ProviderAdapter | None = None
     overrides: PromptOverridesStore | None = None
     tag: str = DEFAULT_OVERRIDES_TAG
-    sessions: SessionStore | None = None
+    sessions: SessionStoreProtocol | None = None
     settings: ModelSettings | None = None
     prices: PriceTable | None = None
     deps: Any = None
@@ -95,7 +95,7 @@ class App:
         for name, expected in (
             ("adapter", ProviderAdapter),
             ("overrides", PromptOverridesStore),
-            ("sessions", SessionStore),
+            ("sessions", SessionStoreProtocol),
             ("settings", ModelSettings),
             ("prices", PriceTable),
         ):

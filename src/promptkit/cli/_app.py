@@ -54,6 +54,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "score a prompt on a dataset under one or more override tags",
     ),
     "mcp": ("promptkit.cli._mcp", "serve the workspace digest and file tools over MCP"),
+    "db": ("promptkit.cli._database", "create or migrate promptkit's tables in a database"),
 }
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -85,6 +86,12 @@ HELP_EXAMPLES: dict[str, str] = {
     "repl": "printf 'optimize\\nask What is this?\\n' | promptkit repl . --provider static",
     "mcp": "promptkit mcp serve . --http 127.0.0.1:8765",
     "mcp serve": "claude mcp add promptkit -- promptkit mcp serve /path/to/repo",
+    "db": "promptkit db upgrade --database postgresql://app@db.internal/app",
+    "db upgrade": "promptkit db upgrade --database postgresql://app@db.internal/app",
+    "overrides push": "promptkit overrides push --database postgresql://app@db.internal/app"
+    " --tag latest",
+    "overrides pull": "promptkit overrides pull --database postgresql://app@db.internal/app"
+    " --tag latest",
 }
 
 

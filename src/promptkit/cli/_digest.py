@@ -98,7 +98,7 @@ def run_status(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    origin = _origin_text(resolution, bound.stored_session, bound.overrides.root)
+    origin = _origin_text(resolution, bound.stored_session, bound.overrides.location)
     lines = [
         f"workspace: {bound.workspace}",
         f"prompt:    {prompt.ns}/{prompt.key}",
@@ -147,7 +147,7 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _origin_text(resolution: DigestResolution, session: Session | None, overrides_dir: Path) -> str:
+def _origin_text(resolution: DigestResolution, session: Session | None, overrides_dir: str) -> str:
     if resolution.origin == "session":
         return f"session ({session.session_id})" if session is not None else "session"
     if resolution.origin in ("override", "shared-override"):

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from promptkit.adapters import ProviderAdapter
     from promptkit.config import ProjectConfig
     from promptkit.evals import EvaluationReport
-    from promptkit.overrides import LocalPromptOverridesStore
+    from promptkit.overrides import DocumentOverridesStore
     from promptkit.prompt import Prompt
 
 EVAL_PROVIDERS = ("auto", "openai", "anthropic", "fake")
@@ -177,7 +177,7 @@ def evaluate_from_args(
     args: argparse.Namespace,
     prompt: Prompt[Any],
     tags: tuple[str, ...],
-    store: LocalPromptOverridesStore,
+    store: DocumentOverridesStore[Any],
 ) -> EvaluationReport:
     """Load the dataset, build the adapter and evaluators from `args`, and run every case under
     `tags`; ValueError for a bad option."""

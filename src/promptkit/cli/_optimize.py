@@ -170,7 +170,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
             overwrite_operator=args.force,
             include=args.include,
             exclude=args.exclude,
-            leave_out=[bound.sessions.state_root],
+            leave_out=bound.sessions.state_folders,
         )
         if attachment is None and scope is OptimizationScope.SESSION:
             attachment = bound.sessions.attach(session, workspace)
@@ -181,8 +181,8 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
             attachment.close()
     progress.done(len(result.response.tool_calls), result.response.usage)
     if scope is OptimizationScope.SESSION:
-        session_dir = bound.sessions.session_dir(workspace, session.session_id)
-        stored_in = [str(session_dir)]
+        session_dir = bound.sessions.location(workspace, session.session_id)
+        stored_in = [session_dir]
         where = [f"session {session.session_id} of {workspace} ({session_dir})"]
     else:
         stored_in = list(result.locations)

@@ -101,10 +101,12 @@ class configured:  # noqa: N801 (reads as the function it stands for: `handler=c
     handler: Handler
 
     def __call__(self, args: argparse.Namespace) -> int:
-        from promptkit.config import command_config
+        from promptkit.config import command_config, is_location_url
         from promptkit.discovery import use_project
 
-        config = command_config(args.root, overrides_dir=args.root, tag=getattr(args, "tag", None))
+        # A database URL is not a place in the project: the project is the current folder's.
+        start = None if args.root is None or is_location_url(args.root) else args.root
+        config = command_config(start, overrides_dir=args.root, tag=getattr(args, "tag", None))
         use_project(config)
         args.config = config
         args.root = config.overrides

@@ -1,6 +1,8 @@
 """`promptkit overrides ...`: the operator's commands over a `LocalPromptOverridesStore`.
 
-list, show, seed, set, edit, diff, rm and check, and promote (in `promptkit.cli._promote`).
+list, show, seed, set, edit, diff, rm and check, promote (in `promptkit.cli._promote`), and
+push and pull between files and a database (in `promptkit.cli._transfer`). The store is a folder
+or, when `--overrides-dir` or `[tool.promptkit] overrides` is a postgresql:// URL, a database.
 Prompts are found by `--prompt package.module:attr`, through the `promptkit.prompts` entry
 points, and (for `check` and `list`) in the `[tool.promptkit] prompts` list of the project's
 pyproject.toml; every write goes through the store, so the CLI checks nothing the library does
@@ -131,6 +133,9 @@ def register(parser: CommandParser) -> None:
         action="store_true",
         help="first record bodies edited by hand (source = operator, dated) in every valid file",
     )
+    from promptkit.cli._transfer import add_transfer_actions
+
+    add_transfer_actions(actions)
     # `promote` runs an evaluation first: its module, and the evaluation options it brings, are
     # imported only when a command line reaches it.
     promote = "copy one tag's overrides over another when an evaluation shows no regression"
@@ -143,26 +148,20 @@ def register(parser: CommandParser) -> None:
 # One listing, text or --json, of section and shared entries: each output is a path here.
 def _list(args: argparse.Namespace) -> int:  # noqa: C901
     from promptkit.cli._overrides_check import known_prompts
-    from promptkit.overrides import (
-        SharedSectionOverride,
-        entry_states,
-        override_files,
-        shared_states,
-    )
+    from promptkit.overrides import SharedSectionOverride, entry_states, shared_states
 
     store = strict_store(args)
     prompts = known_prompts(args.prompt, args.config)
     rows = [("NS", "PROMPT", "TAG", "SECTIONS", "TOOLS", "STALE", "FILE")]
     invalid = 0
-    for file in override_files(store.root):
-        try:
-            value = store.read_file(file)
-        except OverridesError as error:
-            # One bad file must not hide the others; its row says what is wrong with it.
+    for document in store.read_documents():
+        value = document.value
+        if document.error is not None:
+            # One bad document must not hide the others; its row says what is wrong with it.
             invalid += 1
-            problem = str(error).splitlines()[0]
-            if not problem.startswith(str(file)):
-                problem = f"{file}: {problem}"
+            problem = str(document.error).splitlines()[0]
+            if not problem.startswith(document.location):
+                problem = f"{document.location}: {problem}"
             rows.append(("(invalid)", "-", "-", "-", "-", "-", problem))
             continue
         if value is None:
@@ -191,7 +190,7 @@ def _list(args: argparse.Namespace) -> int:  # noqa: C901
         )
     if args.json:
         entries = [_list_entry(row) for row in rows[1:]]
-        print(json.dumps({"overrides_dir": str(store.root), "files": entries}, indent=2))
+        print(json.dumps({"overrides_dir": store.location, "files": entries}, indent=2))
         return 1 if invalid else 0
     if len(rows) == 1:
         print(f"no override files under {args.root}")
@@ -405,13 +404,13 @@ def _remove(args: argparse.Namespace) -> int:
     if args.shared is not None:
         if args.path or args.tool:
             raise OverridesError("--path and --tool apply to a prompt's file, not to --shared")
-        file = store.shared_file(args.shared, args.tag)
+        file = store.shared_location(args.shared, args.tag)
         removed = store.delete_shared_section(section_key=args.shared, tag=args.tag)
         return _report_removal(removed, str(file))
     from promptkit.discovery import find_prompt
 
     prompt = find_prompt(args.prompt)
-    file = store.prompt_file(prompt.ns, prompt.key, args.tag)
+    file = store.prompt_location(prompt.ns, prompt.key, args.tag)
     keys = {"ns": prompt.ns, "prompt_key": prompt.key, "tag": args.tag}
     if args.path:
         removed = store.delete_section_override(**keys, path=args.path)
@@ -425,7 +424,7 @@ def _remove(args: argparse.Namespace) -> int:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverride | None, Path]:
+def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverride | None, str]:
     """The `--prompt` prompt, its override under `--tag` (None when there is none: not an
     error) and that file."""
     from promptkit.discovery import find_prompt
@@ -433,11 +432,11 @@ def _stored_override(args: argparse.Namespace) -> tuple[Prompt[Any], PromptOverr
     prompt = find_prompt(args.prompt)
     store = strict_store(args)
     override = store.resolve(prompt.descriptor, args.tag)
-    file = store.prompt_file(prompt.ns, prompt.key, args.tag)
+    file = store.prompt_location(prompt.ns, prompt.key, args.tag)
     return prompt, override, file
 
 
-def _say_no_overrides(prompt: Prompt[Any], tag: str, file: Path) -> None:
+def _say_no_overrides(prompt: Prompt[Any], tag: str, file: str) -> None:
     # A prompt without overrides is not an error: say so on stdout.
     print(f"no overrides for {prompt.ns}/{prompt.key} tag {tag} ({file} does not exist)")
 

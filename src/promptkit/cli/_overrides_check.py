@@ -13,53 +13,43 @@ from promptkit.errors import OverridesError
 
 if TYPE_CHECKING:
     from promptkit.config import ProjectConfig
-    from promptkit.overrides import LocalPromptOverridesStore
+    from promptkit.overrides import DocumentOverridesStore, LocalPromptOverridesStore
     from promptkit.prompt import Prompt
 
 
 # One check report: each note it can carry (syntax only, no prompt, evidence) is a path.
-def run_check(args: argparse.Namespace) -> int:  # noqa: C901
+def run_check(args: argparse.Namespace) -> int:
     """`overrides check`: every file, credential, entry and promotion's evidence; exit status 1
     on any problem (evidence problems only with `--evidence error`)."""
-    from promptkit.overrides import check_overrides, override_files
+    from promptkit.overrides import LocalPromptOverridesStore, check_overrides
 
     store = strict_store(args)
-    files = override_files(store.root)
+    documents = store.read_documents()
     prompts = {} if args.syntax_only else known_prompts(args.prompt, args.config)
     notes: list[str] = []
-    for file in files:
-        try:
-            edited = store.record_hand_edits(file, dry_run=not args.fix)
-        except OverridesError:
-            continue  # check reports the file below
-        if edited and args.fix:
-            notes.append(f"{file}: recorded in promptkit's form (hand edits: source = operator)")
-        elif edited:
-            notes.append(
-                f"{file}: not in the form promptkit writes (edited by hand, or written by an"
-                " older promptkit); the next write, or `promptkit overrides check --fix`,"
-                " records hand-edited bodies as the operator's, dated"
-            )
-    if files and not prompts and not args.syntax_only:
+    if isinstance(store, LocalPromptOverridesStore):
+        notes.extend(_hand_edit_notes(store, fix=args.fix))
+    if documents and not prompts and not args.syntax_only:
         notes.append(
             "nothing to check the entries against: no --prompt, no promptkit.prompts entry"
             " points and no [tool.promptkit] prompts in pyproject.toml; name the prompts, or"
             " pass --syntax-only to check the files alone"
         )
-    found = check_overrides(store.root, prompts.values(), syntax_only=args.syntax_only)
+    found = check_overrides(store, prompts.values(), syntax_only=args.syntax_only)
     # With `--evidence warn`, a text edited since its promotion is said but does not fail CI.
     warned = args.evidence == "warn"
     warnings = [problem for problem in found if warned and problem.kind == "evidence"]
     problems = [problem for problem in found if problem not in warnings]
     summary = (
-        f"overrides check: {len(problems)} problem(s) in {len(files)} file(s) under {args.root}"
+        f"overrides check: {len(problems)} problem(s) in {len(documents)} file(s) under"
+        f" {store.location}"
     )
     if warnings:
         summary += f", {len(warnings)} warning(s)"
     if args.json:
         document = {
             "overrides_dir": str(args.root),
-            "files": len(files),
+            "files": len(documents),
             "prompts": sorted(f"{ns}/{key}" for ns, key in prompts),
             "syntax_only": args.syntax_only,
             "problems": [problem.to_json() for problem in problems],
@@ -79,11 +69,33 @@ def run_check(args: argparse.Namespace) -> int:  # noqa: C901
     return 1 if problems else 0
 
 
-def strict_store(args: argparse.Namespace) -> LocalPromptOverridesStore:
-    """The store of `--overrides-dir`, read strictly: a file a render would skip is an error."""
-    from promptkit.overrides import LocalPromptOverridesStore
+def _hand_edit_notes(store: LocalPromptOverridesStore, *, fix: bool) -> list[str]:
+    """A note per file not in the form promptkit writes; with `fix`, each is rewritten so."""
+    from promptkit.overrides import override_files
 
-    return LocalPromptOverridesStore(args.root, strict_overrides=True)
+    notes: list[str] = []
+    for file in override_files(store.root):
+        try:
+            edited = store.record_hand_edits(file, dry_run=not fix)
+        except OverridesError:
+            continue  # check reports the file
+        if edited and fix:
+            notes.append(f"{file}: recorded in promptkit's form (hand edits: source = operator)")
+        elif edited:
+            notes.append(
+                f"{file}: not in the form promptkit writes (edited by hand, or written by an"
+                " older promptkit); the next write, or `promptkit overrides check --fix`,"
+                " records hand-edited bodies as the operator's, dated"
+            )
+    return notes
+
+
+def strict_store(args: argparse.Namespace) -> DocumentOverridesStore[Any]:
+    """The store of `--overrides-dir` (a folder or a database URL), read strictly: a document a
+    render would skip is an error."""
+    from promptkit.discovery import overrides_store_of
+
+    return overrides_store_of(args.config, strict=True)
 
 
 def known_prompts(

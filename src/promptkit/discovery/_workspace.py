@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from promptkit.config import ProjectConfig, command_config, is_location_url
+from promptkit.config import (
+    DEFAULT_OVERRIDES_FOLDER,
+    ProjectConfig,
+    command_config,
+    is_location_url,
+)
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.discovery._references import (
     PromptSource,
@@ -26,10 +31,10 @@ from promptkit.discovery._references import (
     use_project,
 )
 from promptkit.errors import ConfigError, WorkspaceError
-from promptkit.overrides import LocalPromptOverridesStore
+from promptkit.overrides import DocumentOverridesStore, LocalPromptOverridesStore
 from promptkit.planning import PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection
-from promptkit.session import Session, SessionStore
+from promptkit.session import Session, SessionStore, SessionStoreProtocol
 from promptkit.workspace import HostMount, VfsWorkspaceSection
 
 DEFAULT_PROMPT_REFERENCE = "promptkit.discovery:workspace_prompt"
@@ -64,25 +69,44 @@ def existing_workspace(path: str | Path) -> Path:
     return workspace.resolve()
 
 
-def overrides_store_of(config: ProjectConfig, *, strict: bool = False) -> LocalPromptOverridesStore:
-    """The overrides store `config` names; `strict` raises on a file a render would skip."""
-    if is_location_url(config.overrides):
-        raise ConfigError(
-            f"overrides = {config.overrides.partition('://')[0]}://... names a database; this"
-            " promptkit keeps overrides in a folder: give the folder's path"
+def overrides_store_of(
+    config: ProjectConfig, *, strict: bool = False
+) -> DocumentOverridesStore[Any]:
+    """The overrides store `config` names: a folder, or a `postgresql://` database (whose
+    documents' relative paths resolve against the project's overrides/ folder); `strict`
+    raises on a document a render would skip."""
+    location = config.overrides
+    if is_location_url(location):
+        from promptkit.overrides import PostgresOverridesStore
+
+        _require_postgres_url(location, "overrides")
+        return PostgresOverridesStore(
+            location,
+            files_root=config.root / DEFAULT_OVERRIDES_FOLDER,
+            default_tag=config.project_tag,
+            strict_overrides=strict,
         )
     return LocalPromptOverridesStore(
-        config.overrides, default_tag=config.project_tag, strict_overrides=strict
+        location, default_tag=config.project_tag, strict_overrides=strict
     )
 
 
-def session_store_of(config: ProjectConfig) -> SessionStore:
-    """The session store `config` names (its state folder)."""
-    if config.state is not None and is_location_url(config.state):
+def _require_postgres_url(location: str, key: str) -> None:
+    scheme = location.partition("://")[0]
+    if scheme not in ("postgresql", "postgres"):
         raise ConfigError(
-            f"state = {config.state.partition('://')[0]}://... names a database; this promptkit"
-            " keeps sessions in a folder: give the folder's path"
+            f"{key} = {scheme}://... names a database promptkit cannot keep {key} in; use a"
+            " postgresql:// URL, or a folder's path"
         )
+
+
+def session_store_of(config: ProjectConfig) -> SessionStoreProtocol:
+    """The session store `config` names: its state folder, or a `postgresql://` database."""
+    if config.state is not None and is_location_url(config.state):
+        from promptkit.session import PostgresSessionStore
+
+        _require_postgres_url(config.state, "state")
+        return PostgresSessionStore(config.state)
     return SessionStore(config.state)
 
 
@@ -95,8 +119,8 @@ class WorkspaceOptions:
     config: ProjectConfig
     workspace: Path
     prompt_source: PromptSource
-    sessions: SessionStore
-    overrides: LocalPromptOverridesStore
+    sessions: SessionStoreProtocol
+    overrides: DocumentOverridesStore[Any]
     tag: str
 
 
@@ -107,8 +131,8 @@ def workspace_options(
     state_dir: str | None = None,
     overrides_dir: str | None = None,
     tag: str | None = None,
-    overrides: LocalPromptOverridesStore | None = None,
-    sessions: SessionStore | None = None,
+    overrides: DocumentOverridesStore[Any] | None = None,
+    sessions: SessionStoreProtocol | None = None,
 ) -> WorkspaceOptions:
     """Resolve `PATH` (None: the project's workspace), `--prompt` (a reference, a source given
     in code, or None for the default prompt), `--state-dir`, `--overrides-dir` and `--tag`
@@ -149,11 +173,11 @@ class BoundWorkspace:
 
     config: ProjectConfig
     workspace: Path
-    sessions: SessionStore
+    sessions: SessionStoreProtocol
     stored_session: Session | None
     session: Session
     prompt: Prompt[Any]
-    overrides: LocalPromptOverridesStore
+    overrides: DocumentOverridesStore[Any]
     tag: str
 
 

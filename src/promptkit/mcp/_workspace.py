@@ -217,7 +217,7 @@ class WorkspaceService:
                 prompt,
                 store_scope=OptimizationScope.SESSION,
                 session=throwaway,
-                leave_out=[bound.sessions.state_root],
+                leave_out=bound.sessions.state_folders,
                 deadline=context.remaining_s(),
             )
             return ToolResult(
@@ -237,7 +237,7 @@ class WorkspaceService:
                 bound.prompt,
                 store_scope=OptimizationScope.SESSION,
                 session=bound.session,
-                leave_out=[bound.sessions.state_root],
+                leave_out=bound.sessions.state_folders,
                 deadline=context.remaining_s(),
             )
             if attachment is None:

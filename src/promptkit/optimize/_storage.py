@@ -27,7 +27,7 @@ from promptkit.hostfiles import WorkspaceManifest
 from promptkit.logging import get_logger
 from promptkit.optimize._types import OptimizationResponse, OptimizationScope, OptimizationTarget
 from promptkit.overrides import (
-    LocalPromptOverridesStore,
+    DocumentOverridesStore,
     PromptOverridesStore,
     SharedSectionOverride,
     SharedSectionStore,
@@ -173,7 +173,7 @@ def _store_globally(
                 (written.location,) if written is not None and written.location else ()
             )
         else:
-            root = store.root if isinstance(store, LocalPromptOverridesStore) else None
+            root = store.files_root if isinstance(store, DocumentOverridesStore) else None
             recorded = committed_provenance(
                 provenance, workspace=target.workspace_root, overrides_root=root
             )
@@ -220,7 +220,7 @@ def _store_globally(
 def _remove_own_entry(
     store: PromptOverridesStore, prompt: Prompt[Any], tag: str, path: SectionPath
 ) -> None:
-    if isinstance(store, LocalPromptOverridesStore):
+    if isinstance(store, DocumentOverridesStore):
         store.delete_section_override(ns=prompt.ns, prompt_key=prompt.key, tag=tag, path=path)
     else:
         _log.warning(
@@ -247,7 +247,7 @@ def _restore_own(
     if entry is not None:
         restored = PromptOverride(prompt.ns, prompt.key, tag, sections={path: entry})
         store.upsert(prompt.descriptor, restored)
-    elif isinstance(store, LocalPromptOverridesStore):
+    elif isinstance(store, DocumentOverridesStore):
         store.delete_section_override(ns=prompt.ns, prompt_key=prompt.key, tag=tag, path=path)
     else:
         _log.error(
@@ -274,7 +274,7 @@ def _restore_shared(
             workspace=before.workspace,
             updated_at=before.entry.updated_at,
         )
-    elif isinstance(store, LocalPromptOverridesStore):
+    elif isinstance(store, DocumentOverridesStore):
         store.delete_shared_section(section_key=section_key, tag=tag)
     else:
         _log.error(

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from promptkit.errors import OverridesError
+from promptkit.overrides._documents import DocumentOverridesStore
 from promptkit.overrides._files import OverrideFileError
-from promptkit.overrides._layout import escaping_folders, override_files
+from promptkit.overrides._layout import escaping_folders
 from promptkit.overrides._local import LocalPromptOverridesStore
 from promptkit.overrides._promotion import PROMOTION_TABLE, promotion_problems
 from promptkit.overrides._shared import SharedSectionOverride
@@ -191,50 +191,57 @@ def shared_states(
 
 
 def check_overrides(
-    root: str | Path, prompts: Iterable[Prompt[Any]] = (), *, syntax_only: bool = False
+    root: str | Path | DocumentOverridesStore[Any],
+    prompts: Iterable[Prompt[Any]] = (),
+    *,
+    syntax_only: bool = False,
 ) -> tuple[OverrideProblem, ...]:
-    """Every problem under `root`: unusable files, credentials, and entries that do not fit
-    `prompts` (see the module doc). With `syntax_only`, files are checked for validity and
-    credentials only, whichever prompts are given.
+    """Every problem of the overrides folder `root` (or of a store's documents): unusable
+    documents, credentials, and entries that do not fit `prompts` (see the module doc). With
+    `syntax_only`, documents are checked for validity and credentials only, whichever prompts
+    are given.
     """
-    root_path = Path(root)
     known = {(prompt.ns, prompt.key): prompt for prompt in prompts}
-    store = LocalPromptOverridesStore(root_path, strict_overrides=True)
-    problems: list[OverrideProblem] = [
-        OverrideProblem(
-            str(folder),
-            f"a symlink to a folder outside the overrides root {root_path}; its files are not"
-            " read (replace it with a real folder)",
+    if isinstance(root, DocumentOverridesStore):
+        store: DocumentOverridesStore[Any] = root
+    else:
+        store = LocalPromptOverridesStore(Path(root), strict_overrides=True)
+    problems: list[OverrideProblem] = []
+    if isinstance(store, LocalPromptOverridesStore):
+        problems.extend(
+            OverrideProblem(
+                str(folder),
+                f"a symlink to a folder outside the overrides root {store.root}; its files are"
+                " not read (replace it with a real folder)",
+            )
+            for folder in escaping_folders(store.root)
         )
-        for folder in escaping_folders(root_path)
-    ]
-    for file in override_files(root_path):
-        try:
-            value = store.read_file(file)
-        except OverrideFileError as error:
+    for document in store.read_documents():
+        location, value, text = document.location, document.value, document.text
+        error = document.error
+        if isinstance(error, OverrideFileError):
             problems.append(OverrideProblem(error.file, error.reason, error.line))
             continue
-        except OverridesError as error:  # a file in a place that fits no override
-            problems.append(OverrideProblem(str(file), str(error).removeprefix(f"{file}: ")))
+        if error is not None:  # a document in a place that fits no override
+            problems.append(OverrideProblem(location, str(error).removeprefix(f"{location}: ")))
             continue
-        if value is None:
+        if value is None or text is None:
             continue
-        text = file.read_text(encoding="utf-8")
-        problems.extend(_credential_problems(file, text))
+        problems.extend(_credential_problems(location, text))
         if isinstance(value, PromptOverride):
-            problems.extend(_evidence_problems(file, text, value, root_path))
+            problems.extend(_evidence_problems(location, text, value, store.files_root))
         if not syntax_only:
-            problems.extend(_entry_problems(file, text, value, known))
+            problems.extend(_entry_problems(location, text, value, known))
     return tuple(problems)
 
 
-def _credential_problems(file: Path, text: str) -> list[OverrideProblem]:
+def _credential_problems(file: str, text: str) -> list[OverrideProblem]:
     from promptkit.secrets import find_secrets
 
     findings = find_secrets(text)
     return [
         OverrideProblem(
-            str(file),
+            file,
             f"looks like a credential ({credential_text([finding])}); remove it from the file"
             " and refer to it by name instead",
             finding.line,
@@ -245,17 +252,17 @@ def _credential_problems(file: Path, text: str) -> list[OverrideProblem]:
 
 
 def _evidence_problems(
-    file: Path, text: str, value: PromptOverride, root: Path
+    file: str, text: str, value: PromptOverride, root: Path
 ) -> list[OverrideProblem]:
     line = table_header_line(text.splitlines(), PROMOTION_TABLE) if value.promotion else None
     return [
-        OverrideProblem(str(file), message, line, kind="evidence")
+        OverrideProblem(file, message, line, kind="evidence")
         for message in promotion_problems(value, root=root)
     ]
 
 
 def _entry_problems(
-    file: Path,
+    file: str,
     text: str,
     value: PromptOverride | SharedSectionOverride,
     known: dict[tuple[str, str], Prompt[Any]],
@@ -266,7 +273,7 @@ def _entry_problems(
         if not states:
             return [
                 OverrideProblem(
-                    str(file),
+                    file,
                     f"no prompt given has a section {value.section_key!r}, so whether this"
                     f" shared entry applies cannot be checked; {_PROMPT_HINT}",
                     kind="unchecked",
@@ -275,7 +282,7 @@ def _entry_problems(
         line = key_line(lines, "expected_hash")
         return [
             OverrideProblem(
-                str(file),
+                file,
                 f"shared {value.section_key} (used by {state.prompt} {state.name}):"
                 f" {state.describe()}",
                 line,
@@ -289,7 +296,7 @@ def _entry_problems(
     if prompt is None:
         return [
             OverrideProblem(
-                str(file),
+                file,
                 f"prompt {value.ns}/{value.prompt_key} was not found, so its entries cannot be"
                 f" checked for staleness; {_PROMPT_HINT}",
                 kind="unchecked",
@@ -297,7 +304,7 @@ def _entry_problems(
         ]
     return [
         OverrideProblem(
-            str(file),
+            file,
             f'{state.table}."{state.name}": {state.describe()}',
             table_line(lines, state.table, state.name),
             state,

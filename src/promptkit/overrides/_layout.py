@@ -40,6 +40,14 @@ class FilePlace:
             return f"shared/{self.section_key}"
         return f"{self.ns}/{self.prompt_key}"
 
+    @property
+    def relative_path(self) -> str:
+        """The document's path under an overrides folder, `/`-separated: `ns/prompt_key/tag.toml`
+        or `_shared/section_key/tag.toml` (a database store keys its rows by it too)."""
+        if self.kind == "shared":
+            return f"{SHARED_DIR}/{self.section_key}/{self.tag}{FILE_SUFFIX}"
+        return f"{self.ns}/{self.prompt_key}/{self.tag}{FILE_SUFFIX}"
+
 
 def require_ns(ns: object) -> str:
     """`ns` when it is one or more `/`-separated key-rule segments, else OverridesError."""
@@ -63,19 +71,36 @@ def require_section_path(path: SectionPath | str) -> SectionPath:
     return parts
 
 
-def prompt_file(root: Path, ns: str, prompt_key: str, tag: str) -> Path:
-    """The file holding the overrides of (ns, prompt_key, tag); names are checked first."""
+def prompt_place(ns: str, prompt_key: str, tag: str) -> FilePlace:
+    """The place of the overrides of (ns, prompt_key, tag); names are checked first."""
     require_ns(ns)
     require_key(prompt_key, what="prompt key", error=OverridesError)
     require_key(tag, what="tag", error=OverridesError)
-    return root.joinpath(*ns.split("/"), prompt_key, tag + FILE_SUFFIX)
+    return FilePlace("prompt", tag=tag, ns=ns, prompt_key=prompt_key)
+
+
+def shared_place(section_key: str, tag: str) -> FilePlace:
+    """The place of the shared override of `section_key` under `tag`; names checked first."""
+    require_key(section_key, what="shared section key", error=OverridesError)
+    require_key(tag, what="tag", error=OverridesError)
+    return FilePlace("shared", tag=tag, section_key=section_key)
+
+
+def file_at(root: Path, place: FilePlace) -> Path:
+    """The file of `place` under `root`."""
+    if place.kind == "shared":
+        return root / SHARED_DIR / place.section_key / (place.tag + FILE_SUFFIX)
+    return root.joinpath(*place.ns.split("/"), place.prompt_key, place.tag + FILE_SUFFIX)
+
+
+def prompt_file(root: Path, ns: str, prompt_key: str, tag: str) -> Path:
+    """The file holding the overrides of (ns, prompt_key, tag); names are checked first."""
+    return file_at(root, prompt_place(ns, prompt_key, tag))
 
 
 def shared_file(root: Path, section_key: str, tag: str) -> Path:
     """The file holding the shared override of `section_key` under `tag`."""
-    require_key(section_key, what="shared section key", error=OverridesError)
-    require_key(tag, what="tag", error=OverridesError)
-    return root / SHARED_DIR / section_key / (tag + FILE_SUFFIX)
+    return file_at(root, shared_place(section_key, tag))
 
 
 def place_of(root: Path, file: Path) -> FilePlace:
@@ -84,6 +109,14 @@ def place_of(root: Path, file: Path) -> FilePlace:
         parts = file.relative_to(root).parts
     except ValueError:
         raise OverridesError(f"{file} is not under the overrides root {root}") from None
+    return place_at(parts, file)
+
+
+def place_at(parts: tuple[str, ...], file: Path | str) -> FilePlace:
+    """What a document at relative path `parts` must hold; OverridesError naming `file` when the
+    path fits no place."""
+    if not parts:
+        raise OverridesError(f"{file}: not an override file; it names no place")
     stem = parts[-1].removesuffix(FILE_SUFFIX)
     names = (*parts[:-1], stem)
     if parts[0] == SHARED_DIR:

@@ -120,7 +120,7 @@ def encode_shared(shared: SharedSectionOverride, *, workspace: str | None = None
 
 
 def decode_prompt_override(
-    text: str, *, file: Path, place: FilePlace, modified_at: datetime | None = None
+    text: str, *, file: Path | str, place: FilePlace, modified_at: datetime | None = None
 ) -> PromptOverride:
     """Parse and check a prompt file; OverrideFileError names the file and line of a problem.
 
@@ -160,9 +160,15 @@ def decode_prompt_override(
 
 
 def decode_shared(
-    text: str, *, file: Path, place: FilePlace, modified_at: datetime | None = None
+    text: str,
+    *,
+    file: Path | str,
+    place: FilePlace,
+    modified_at: datetime | None = None,
+    files_root: Path | None = None,
 ) -> SharedSectionOverride:
-    """Parse and check a shared section file (`<root>/_shared/<key>/<tag>.toml`)."""
+    """Parse and check a shared section file (`<root>/_shared/<key>/<tag>.toml`); its workspace
+    is stored relative to `files_root` (default: the root `file` is in)."""
     data = _parse(text, file)
     reader = _Reader(text, file, modified_at)
     reader.check_header(data, place, _SHARED_HEADER, allowed={*_SECTION_KEYS, _PROVENANCE})
@@ -179,11 +185,15 @@ def decode_shared(
         str(file),
         provenance=provenance,
         # The folder is stored relative to the root, which is two levels above this file.
-        workspace=Path(os.path.normpath(file.parents[2] / workspace)) if workspace else None,
+        workspace=(
+            Path(os.path.normpath((files_root or Path(file).parents[2]) / workspace))
+            if workspace
+            else None
+        ),
     )
 
 
-def _parse(text: str, file: Path) -> dict[str, Any]:
+def _parse(text: str, file: Path | str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except RecursionError:
@@ -283,7 +293,7 @@ def _quoted(name: str) -> str:
 class _Reader:
     """Checks parsed data against the format, knowing the text to point at lines."""
 
-    def __init__(self, text: str, file: Path, modified_at: datetime | None) -> None:
+    def __init__(self, text: str, file: Path | str, modified_at: datetime | None) -> None:
         self.text = text
         self.file = file
         self.modified_at = modified_at

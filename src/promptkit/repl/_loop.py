@@ -37,7 +37,7 @@ from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_w
 from promptkit.discovery import PromptSource, bind_prompt
 from promptkit.errors import PromptkitError, PromptValidationError, ProviderError
 from promptkit.hostfiles import describe_workspace
-from promptkit.overrides import LocalPromptOverridesStore
+from promptkit.overrides import DocumentOverridesStore
 from promptkit.prompt import (
     Prompt,
     params_from_json,
@@ -55,7 +55,7 @@ from promptkit.workspace import forget_listings
 if TYPE_CHECKING:
     from promptkit.adapters import CallOptions, PromptResponse
     from promptkit.optimize import OptimizationScope, WriterChoice
-    from promptkit.session import SessionAttachment, SessionStore
+    from promptkit.session import SessionAttachmentProtocol, SessionStoreProtocol
 
 # The provider adapters, the optimizer and the secret rules are imported by the commands that use
 # them: a program that only imports this module to subclass the REPL (the code-review example,
@@ -73,9 +73,9 @@ class ReplSetup:
     workspace: Path
     prompt_source: PromptSource
     choice: WriterChoice
-    overrides: LocalPromptOverridesStore
+    overrides: DocumentOverridesStore[Any]
     tag: str
-    state: SessionStore
+    state: SessionStoreProtocol
 
 
 class WorkspaceRepl(cmd.Cmd):
@@ -107,7 +107,7 @@ class WorkspaceRepl(cmd.Cmd):
         self.use_rawinput = self.is_interactive
         self.prompt = "promptkit> " if self.is_interactive else ""
         self.failures = 0
-        self._attachment: SessionAttachment | None = None
+        self._attachment: SessionAttachmentProtocol | None = None
         self._prompt = self._bound_prompt()
         self._copied_fingerprint = _fingerprint(setup.workspace)
 
@@ -169,7 +169,7 @@ class WorkspaceRepl(cmd.Cmd):
         return (
             f"{prompt.display_name} ({prompt.ns}/{prompt.key}) over {self.setup.workspace}\n"
             f"provider: {self.setup.choice.reason}\n"
-            f"overrides: {self.setup.overrides.root}, tag {self.setup.tag}\n"
+            f"overrides: {self.setup.overrides.location}, tag {self.setup.tag}\n"
             "type `help` for the commands, `quit` or Ctrl-D to leave"
         )
 
@@ -335,7 +335,7 @@ class WorkspaceRepl(cmd.Cmd):
         progress.done(len(result.response.tool_calls), result.response.usage)
         self.say(f"stored the {result.section_key!r} digest ({len(result.digest)} characters) in:")
         if scope is OptimizationScope.SESSION:
-            folder = self.setup.state.session_dir(self.setup.workspace, self.session.session_id)
+            folder = self.setup.state.location(self.setup.workspace, self.session.session_id)
             self.say(f"  session {self.session.session_id} ({folder})")
         for location in result.locations:
             self.say(f"  {location}")
@@ -444,10 +444,10 @@ class WorkspaceRepl(cmd.Cmd):
         if resolution.origin == "session":
             return f"session ({self.session.session_id})"
         if resolution.origin == "override":
-            return f"override ({overrides.prompt_file(prompt.ns, prompt.key, tag)})"
+            return f"override ({overrides.prompt_location(prompt.ns, prompt.key, tag)})"
         if resolution.origin == "shared-override":
             shared_tag = resolution.tag or tag
-            where = overrides.shared_file(resolution.section_key, shared_tag)
+            where = overrides.shared_location(resolution.section_key, shared_tag)
             if resolution.fallback_from is not None:
                 return f"shared override ({where}: tag {tag} has none, the project's is used)"
             return f"shared override ({where})"
@@ -458,7 +458,9 @@ class WorkspaceRepl(cmd.Cmd):
     def do_overrides(self, arg: str) -> None:
         """overrides: list the stored overrides of this prompt (every tag) and which apply."""
         store = self.setup.overrides
-        lines = overrides_lines(self._prompt, store.list_overrides(), store.root, self.setup.tag)
+        lines = overrides_lines(
+            self._prompt, store.list_overrides(), store.location, self.setup.tag
+        )
         self.say("\n".join(lines))
 
     # -- history ----------------------------------------------------------------------------

@@ -192,7 +192,7 @@ def entry_line(state: EntryState, entry: SectionOverride | None) -> str:
 
 
 def overrides_lines(
-    prompt: Prompt[Any], stored: Iterable[object], root: Path, tag_in_use: str
+    prompt: Prompt[Any], stored: Iterable[object], root: Path | str, tag_in_use: str
 ) -> list[str]:
     """The REPL's `overrides`: of the `stored` values of the store at `root`, those of `prompt`
     (its own files and the shared entries it uses), each entry with its state and author."""

@@ -78,6 +78,7 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:  # noqa: C901
     # the top level's and drop the deeper ones.
     lines.extend(_catalogue("- Docs and config", facts.notable_files, 88, _NOTABLE_PER_LINE))
     lines.extend(_catalogue("- Contributor docs", facts.contributor_docs, 86))
+    lines.extend(_named_by_docs(facts))
     lines.extend(_catalogue("- Build logic", facts.build_logic, 80))
     lines.extend(_docs_and_tests(facts))
     if facts.generated_folders:
@@ -86,13 +87,14 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:  # noqa: C901
             DigestLine("Layout", 80, f"- Generated code (regenerate, do not edit): {listed}")
         )
     # The first few skills say what they are for; the rest are named, so many skills do not
-    # crowd out the layout.
+    # crowd out the layout. An agent reads a skill's description from its front matter itself,
+    # so naming every skill matters more than describing the first ones.
     for rank, skill in enumerate(facts.skills[:_MAX_DESCRIBED_SKILLS]):
         about = f": {plain(skill.description)}" if skill.description else ""
         text = f"- Skill {code_span(skill.path)}{about}"
-        lines.append(DigestLine("Layout", 74 - rank * 1.5, text))
+        lines.append(DigestLine("Layout", 70 - rank * 4, text))
     named = tuple(skill.path for skill in facts.skills[_MAX_DESCRIBED_SKILLS:])
-    lines.extend(_catalogue("- More skills", named, 69))
+    lines.extend(_catalogue("- More skills", named, 73))
     lines.extend(_catalogue("- Agent docs", facts.agent_docs, 71))
     if facts.root_file_count:
         text = f"- Top level: {count_of(facts.root_file_count, 'file')}"
@@ -104,6 +106,21 @@ def layout_lines(facts: WorkspaceFacts) -> list[DigestLine]:  # noqa: C901
     if other:
         listed = ", ".join(f"{lang.language} {lang.files:,}" for lang in other[:_MAX_OTHER_TYPES])
         lines.append(DigestLine("Layout", 55, f"- Other files: {listed}"))
+    return lines
+
+
+def _named_by_docs(facts: WorkspaceFacts) -> list[DigestLine]:
+    """What the contributor docs and the README point at, which is what a newcomer is sent to
+    read: the paths no line above names already."""
+    named_above = {
+        *facts.notable_files,
+        *facts.contributor_docs,
+        *(folder.path.rstrip("/") for folder in facts.folders),
+    }
+    lines: list[DigestLine] = []
+    for named in facts.named_paths:
+        fresh = tuple(path for path in named.paths if path not in named_above)
+        lines.extend(_catalogue(f"- Named in {code_span(named.source)}", fresh, 84))
     return lines
 
 

@@ -16,6 +16,7 @@ CI, its runners' recipes and build files, or a script it holds.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,9 +29,11 @@ __all__ = [
     "DocumentedCommand",
     "Evidence",
     "Guidance",
+    "NamedPaths",
     "WatchOut",
     "as_command",
     "extract_documented_commands",
+    "extract_named_paths",
     "extract_watch_outs",
     "guidance_files",
     "is_agent_file",
@@ -64,12 +67,23 @@ class DocumentedCommand:
 
 
 @dataclass(frozen=True, slots=True)
+class NamedPaths:
+    """The files and folders of the repository that a doc points at (in inline code or by a
+    link), in the order it names them."""
+
+    source: str
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Guidance:
-    """What the guidance files say: the files read, their commands, and their watch-outs."""
+    """What the guidance files say: the files read, their commands, their watch-outs, and
+    the repository's paths they and the README point at."""
 
     files: tuple[str, ...]
     commands: tuple[DocumentedCommand, ...]
     watch_outs: tuple[WatchOut, ...]
+    named_paths: tuple[NamedPaths, ...] = ()
 
 
 _CONTRIBUTOR_DOC = re.compile(
@@ -123,6 +137,7 @@ def read_guidance(paths: list[str], read: FileReader, evidence: Evidence = Evide
     files: list[str] = []
     commands: list[DocumentedCommand] = []
     watch_outs: list[WatchOut] = []
+    named: list[NamedPaths] = []
     for relative in guidance_files(paths):
         text = read(relative, _GUIDANCE_READ_LIMIT)
         if text is None:
@@ -138,7 +153,19 @@ def read_guidance(paths: list[str], read: FileReader, evidence: Evidence = Evide
             for command in extract_documented_commands(text, evidence)
         )
         watch_outs.extend(extract_watch_outs(relative, text))
-    return Guidance(tuple(files), tuple(commands), tuple(watch_outs))
+        named.append(NamedPaths(relative, extract_named_paths(text, relative, evidence.present)))
+    readme = next((name for name in _READMES if name in evidence.present), None)
+    text = read(readme, _GUIDANCE_READ_LIMIT) if readme is not None else None
+    if readme is not None and text is not None:
+        # A README's links are mostly its badges, translations and site; its code is chosen.
+        pointed_at = extract_named_paths(text, readme, evidence.present, links=False)
+        named.append(NamedPaths(readme, pointed_at))
+    return Guidance(
+        tuple(files),
+        tuple(commands),
+        tuple(watch_outs),
+        tuple(entry for entry in named if entry.paths),
+    )
 
 
 # -- commands ----------------------------------------------------------------------------------
@@ -217,6 +244,57 @@ def as_command(
     # an executable with no suffix (`bin/test`) or a shell script's.
     is_script = head.startswith("./") or head.endswith((".sh", ".bash")) or "." not in head
     return line if "/" in head and is_script else None
+
+
+# -- paths -------------------------------------------------------------------------------------
+
+_READMES = ("README.md", "README.rst", "Readme.md", "readme.md")
+_LINK_TARGET = re.compile(r"\]\((?!https?:|mailto:|#)([^)\s#]+)(?:#[^)]*)?\)")
+_MAX_NAMED_PATHS = 24
+
+
+def extract_named_paths(
+    text: str, source: str, present: frozenset[str], *, links: bool = True
+) -> tuple[str, ...]:
+    """The repository's files and folders that markdown `text` names in inline code or (with
+    `links`) links to, in order, each once: a span shaped like a path (it has a `/` or a `.`)
+    that is a file of `present` or a folder holding one. `source` is the doc's own path (its
+    links are relative to its folder)."""
+    folder = source.rpartition("/")[0]
+    candidates: list[str] = []
+    in_fence = False
+    for line in text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        candidates.extend(match.group(1) for match in _INLINE_CODE.finditer(line))
+        for match in _LINK_TARGET.finditer(line) if links else ():
+            target = match.group(1)
+            joined = f"{folder}/{target}" if folder and not target.startswith("/") else target
+            candidates.append(posixpath.normpath(joined.lstrip("/")))
+    found: list[str] = []
+    for candidate in candidates:
+        path = _normalised(candidate.strip())
+        if path is None or path == source or path in found:
+            continue
+        inside = path + "/"
+        if path in present or any(known.startswith(inside) for known in present):
+            found.append(path)
+            if len(found) == _MAX_NAMED_PATHS:
+                break
+    return tuple(found)
+
+
+def _normalised(candidate: str) -> str | None:
+    """`candidate` as a path relative to the root, or None when it is shaped like no path."""
+    path = candidate.removeprefix("./").rstrip("/")
+    if not path or path.startswith("..") or " " in path or ("/" not in path and "." not in path):
+        return None
+    if path.startswith(("-", "$", "<", "~", "/")) or "://" in path or "*" in path:
+        return None
+    return path
 
 
 # -- watch-outs --------------------------------------------------------------------------------

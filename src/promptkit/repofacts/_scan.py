@@ -34,7 +34,7 @@ from promptkit.hostfiles import (
 from promptkit.logging import get_logger
 from promptkit.repofacts._docs_site import DocsSite, docs_site
 from promptkit.repofacts._folders import FolderNote, describe_folders
-from promptkit.repofacts._guidance import Evidence, WatchOut, read_guidance
+from promptkit.repofacts._guidance import Evidence, NamedPaths, WatchOut, read_guidance
 from promptkit.repofacts._landmarks import (
     AgentSkill,
     agent_docs,
@@ -105,12 +105,14 @@ class WorkspaceFacts:
     the largest hand-written source files, `more_modules` the next ones by size (named as
     room allows), `build_logic` the files a build keeps its shared logic in (CMake modules,
     MSBuild `.props`, sbt's `project/`) and `generated_folders` the folders of generated
-    code (see `promptkit.repofacts._landmarks`); `docs_site` the documentation site, if any (see
-    `promptkit.repofacts._docs_site`); `suites` the largest test suites and `docs_checks` the
-    tests that run the docs' examples, `module_tests` the tests named for the largest modules
-    (see `promptkit.repofacts._suites`); `exported_modules` the source files packages export by
-    subpath (package.json `exports`) and `reexported_modules` the modules the first entry
-    points re-export (see `promptkit.repofacts._public_api`).
+    code (see `promptkit.repofacts._landmarks`); `named_paths` the files and folders the
+    guidance and the README point at (see `promptkit.repofacts._guidance`); `docs_site` the
+    documentation site, if any (see `promptkit.repofacts._docs_site`); `suites` the largest
+    test suites and `docs_checks` the tests that run the docs' examples, `module_tests` the
+    tests named for the largest modules (see `promptkit.repofacts._suites`);
+    `exported_modules` the source files packages export by subpath (package.json `exports`)
+    and `reexported_modules` the modules the first entry points re-export (see
+    `promptkit.repofacts._public_api`).
     """
 
     manifest: WorkspaceManifest
@@ -136,6 +138,7 @@ class WorkspaceFacts:
     more_modules: tuple[str, ...] = ()
     generated_folders: tuple[str, ...] = ()
     build_logic: tuple[str, ...] = ()
+    named_paths: tuple[NamedPaths, ...] = ()
     docs_site: DocsSite | None = None
     suites: tuple[SuiteFolder, ...] = ()
     docs_checks: tuple[str, ...] = ()
@@ -257,6 +260,7 @@ def _scan(  # noqa: C901, PLR0915
         for tool in collector.tools - known:
             tool_depths[tool] = relative.count("/")
     add_ci_checks(collector, workflows, read)
+    collector.add_package_defaults()
     programs = ci_programs(workflows)
     evidence = Evidence(
         present=present, programs=frozenset(collector.programs | collector.tools | set(programs))
@@ -310,6 +314,7 @@ def _scan(  # noqa: C901, PLR0915
         more_modules=ranked_modules[_MAX_LARGEST_MODULES:],
         generated_folders=generated_folders(paths),
         build_logic=build_logic(paths),
+        named_paths=guidance.named_paths,
         docs_site=docs_site(paths),
         suites=suite_folders(paths),
         docs_checks=docs_checks(paths),

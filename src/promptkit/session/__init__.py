@@ -1,7 +1,8 @@
 """Sessions: typed slices changed by events through reducers, snapshots, and JSONL persistence.
 
 `Session` is the one place promptkit state changes; `SessionStore` makes it durable per
-workspace, through the public seam a store works with (`Session.restore`,
+workspace in files and `PostgresSessionStore` in a PostgreSQL database (both
+`SessionStoreProtocol`), through the public seam a store works with (`Session.restore`,
 `Session.attach_recorder` with a `SessionRecorder`, `Session.changes_held`, `StoredLog`). The
 user guide is docs/sessions.md.
 """
@@ -20,7 +21,15 @@ if TYPE_CHECKING:
         SliceSeeded as SliceSeeded,
         ToolInvoked as ToolInvoked,
     )
-    from promptkit.session._protocol import SessionProtocol as SessionProtocol
+    from promptkit.session._postgres import (
+        PostgresSessionAttachment as PostgresSessionAttachment,
+        PostgresSessionStore as PostgresSessionStore,
+    )
+    from promptkit.session._protocol import (
+        SessionAttachmentProtocol as SessionAttachmentProtocol,
+        SessionProtocol as SessionProtocol,
+        SessionStoreProtocol as SessionStoreProtocol,
+    )
     from promptkit.session._reducers import (
         Reducer as Reducer,
         append as append,
@@ -60,7 +69,12 @@ else:
                 "SliceSeeded",
                 "ToolInvoked",
             ),
-            "promptkit.session._protocol": ("SessionProtocol",),
+            "promptkit.session._postgres": ("PostgresSessionAttachment", "PostgresSessionStore"),
+            "promptkit.session._protocol": (
+                "SessionAttachmentProtocol",
+                "SessionProtocol",
+                "SessionStoreProtocol",
+            ),
             "promptkit.session._reducers": ("Reducer", "append", "replace_latest", "upsert_by"),
             "promptkit.session._session": ("Session", "SessionRecorder", "StoredLog", "Subscriber"),
             "promptkit.session._slices": ("register_in_memory_slice_type", "register_slice_type"),

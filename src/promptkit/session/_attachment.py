@@ -12,7 +12,6 @@ Starting also removes the temp files a killed writer of metadata.json or base.js
 from __future__ import annotations
 
 import errno
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,21 +23,19 @@ from promptkit._input_files import file_kind
 from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import SessionCorruptError, SessionError, SessionStaleError
 from promptkit.logging import get_logger
-from promptkit.secrets import redact_value
-from promptkit.session._codec import codec_for
 from promptkit.session._records import (
     BASE_FILE,
     EVENTS_FILE,
     LOCK_FILE,
     METADATA_FILE,
-    STORE_FORMAT,
     StoreHead,
-    encode_record,
+    base_lines,
+    event_line,
+    metadata_text,
     read_metadata,
-    workspace_id,
+    warn_unpersisted,
 )
 from promptkit.session._session import Session, StoredLog
-from promptkit.session._slices import slice_name
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -132,16 +129,7 @@ class SessionAttachment:
         unpersisted: tuple[type[Any], ...],
     ) -> None:
         """Append one event record (the session calls this under its lock, before applying)."""
-        for slice_type in unpersisted:
-            if slice_type not in self._warned:
-                self._warned.add(slice_type)
-                _log.warning(
-                    "session_slice_not_persisted",
-                    session_id=self._session.session_id,
-                    slice_type=slice_type.__qualname__,
-                    hint="register it with register_slice_type to persist its values, or"
-                    " with register_in_memory_slice_type if it is meant to stay in memory",
-                )
+        warn_unpersisted(self._session, unpersisted, self._warned)
         if not changes:
             return
         fd = self._require_open()
@@ -152,8 +140,10 @@ class SessionAttachment:
                 f" {seq} was refused and nothing was applied: close this attachment, load the"
                 " session again and re-apply the change"
             )
-        record = self._header(seq, "event") | {"event": event, "changes": redact_value(changes)}
-        line, checksum = encode_record(record, self._head[1] if self._size else "")
+        prev = self._head[1] if self._size else ""
+        line, checksum = event_line(
+            self._session.session_id, self._trace_id, seq, event, changes, prev
+        )
         try:
             _write_all(fd, line)
         except OSError as exc:
@@ -233,26 +223,7 @@ class SessionAttachment:
         fd = self._require_open()
         # The caller holds the session's changes, so no event falls between this state and
         # the truncation of events.jsonl below.
-        state = self._session.snapshot()
-        seq, slices = state.seq, state.slices
-        counts: dict[str, int] = {}
-        values: list[dict[str, Any]] = []
-        for slice_type, slice_values in slices.items():
-            name = slice_name(slice_type)
-            if name is None:
-                continue
-            codec = codec_for(slice_type)
-            counts[name] = len(slice_values)
-            header = self._header(seq, "value")
-            for value in slice_values:
-                values.append(header | {"slice": name, "value": redact_value(codec.encode(value))})
-        base = self._header(seq, "base") | {"format": STORE_FORMAT, "slices": counts}
-        header_line, header_checksum = encode_record(base, "")
-        lines = [header_line]
-        prev = header_checksum
-        for record in values:
-            line, prev = encode_record(record, prev)
-            lines.append(line)
+        lines, head = base_lines(self._session, self._trace_id)
         write_atomically(self._session_dir / BASE_FILE, lines)
         # The new base already holds every event; if we crash before the truncation, load
         # skips events whose seq is not above the base's.
@@ -260,37 +231,19 @@ class SessionAttachment:
         os.fsync(fd)
         self._size = 0
         self._unsynced = 0
-        self._head = (seq, header_checksum)
-
-    def _header(self, seq: int, kind: str) -> dict[str, Any]:
-        return {
-            "trace_id": self._trace_id,
-            "session_id": self._session.session_id,
-            "seq": seq,
-            "recorded_at": SYSTEM_CLOCK.now().isoformat(),
-            "kind": kind,
-        }
+        self._head = head
 
     def _write_metadata(
         self, *, status: Literal["active", "closed"], head: StoreHead | None = None
     ) -> None:
-        """Write metadata.json; `head` is the last record the files are known to hold (fsynced),
-        so a load can tell a deleted last record from one never written."""
-        parent = self._session.parent
-        document: dict[str, Any] = {
-            "format": STORE_FORMAT,
-            "session_id": self._session.session_id,
-            "workspace_root": str(self._workspace_root),
-            "workspace_id": workspace_id(self._workspace_root),
-            "parent_id": parent.session_id if parent is not None else None,
-            "tags": redact_value(dict(self._session.tags)),
-            "created_at": self._created_at.isoformat(),
-            "updated_at": SYSTEM_CLOCK.now().isoformat(),
-            "status": status,
-        }
-        if head is not None:
-            document["head"] = {"seq": head[0], "sum": head[1]}
-        text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        """Write metadata.json; `head` is the last record the files are known to hold (fsynced)."""
+        text = metadata_text(
+            self._session,
+            self._workspace_root,
+            created_at=self._created_at,
+            status=status,
+            head=head,
+        )
         write_atomically(self._session_dir / METADATA_FILE, [text.encode("utf-8")])
 
     def _require_open(self) -> int:

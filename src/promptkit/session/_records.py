@@ -28,13 +28,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit._input_files import file_kind, open_regular_file
+from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import SessionCorruptError, SessionError
 from promptkit.logging import get_logger
+from promptkit.secrets import redact_value
 from promptkit.session._codec import codec_for
-from promptkit.session._slices import slice_type_named
+from promptkit.session._slices import slice_name, slice_type_named
+
+if TYPE_CHECKING:
+    from promptkit.session._session import Session
 
 _log = get_logger("promptkit.session")
 
@@ -114,28 +119,39 @@ def read_session_file(path: Path, missing: str) -> bytes:
 
 
 def read_metadata(path: Path) -> StoredSession:
+    data = read_session_file(
+        path, "the session directory was not created by SessionStore or was partly deleted"
+    )
+    activity = max(
+        (path.parent / name).stat().st_mtime_ns
+        for name in (METADATA_FILE, BASE_FILE, EVENTS_FILE)
+        if (path.parent / name).exists()
+    )
+    return parse_metadata(
+        data,
+        str(path),
+        session_id=path.parent.name,
+        last_activity=datetime.fromtimestamp(activity / 1e9, UTC),
+    )
+
+
+def parse_metadata(
+    data: bytes | str, path: str, *, session_id: str, last_activity: datetime
+) -> StoredSession:
+    """What metadata.json's text `data` (from `path`) says of session `session_id`."""
     try:
-        document = json.loads(
-            read_session_file(
-                path, "the session directory was not created by SessionStore or was partly deleted"
-            )
-        )
+        document = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise SessionCorruptError(f"{path}: not valid JSON ({exc}); fix or remove it") from None
     try:
-        activity = max(
-            (path.parent / name).stat().st_mtime_ns
-            for name in (METADATA_FILE, BASE_FILE, EVENTS_FILE)
-            if (path.parent / name).exists()
-        )
         status = document["status"]
         if status not in ("active", "closed"):
             raise ValueError(f"unknown status {status!r}")
         tags = document["tags"]
         if not isinstance(tags, dict):
             raise TypeError("tags must be an object")
-        if document["session_id"] != path.parent.name:
-            raise ValueError(f"session_id {document['session_id']!r} is not the directory name")
+        if document["session_id"] != session_id:
+            raise ValueError(f"session_id {document['session_id']!r} is not {session_id!r}")
         return StoredSession(
             session_id=str(document["session_id"]),
             workspace_root=Path(document["workspace_root"]),
@@ -144,13 +160,112 @@ def read_metadata(path: Path) -> StoredSession:
             created_at=datetime.fromisoformat(document["created_at"]),
             updated_at=datetime.fromisoformat(document["updated_at"]),
             status=status,
-            last_activity=datetime.fromtimestamp(activity / 1e9, UTC),
+            last_activity=last_activity,
             head=_recorded_head(document.get("head")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SessionCorruptError(
             f"{path}: unexpected metadata ({exc!r}); fix or remove it"
         ) from None
+
+
+def metadata_text(
+    session: Session,
+    workspace_root: Path,
+    *,
+    created_at: datetime,
+    status: Literal["active", "closed"],
+    head: StoreHead | None,
+) -> str:
+    """metadata.json's text for `session`; `head` is the last record the store is known to
+    hold, so a load can tell a deleted last record from one never written."""
+    parent = session.parent
+    document: dict[str, Any] = {
+        "format": STORE_FORMAT,
+        "session_id": session.session_id,
+        "workspace_root": str(workspace_root),
+        "workspace_id": workspace_id(workspace_root),
+        "parent_id": parent.session_id if parent is not None else None,
+        "tags": redact_value(dict(session.tags)),
+        "created_at": created_at.isoformat(),
+        "updated_at": SYSTEM_CLOCK.now().isoformat(),
+        "status": status,
+    }
+    if head is not None:
+        document["head"] = {"seq": head[0], "sum": head[1]}
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+def record_header(session_id: str, trace_id: str, seq: int, kind: str) -> dict[str, Any]:
+    """The fields every record starts with."""
+    return {
+        "trace_id": trace_id,
+        "session_id": session_id,
+        "seq": seq,
+        "recorded_at": SYSTEM_CLOCK.now().isoformat(),
+        "kind": kind,
+    }
+
+
+def event_line(
+    session_id: str,
+    trace_id: str,
+    seq: int,
+    event: str | None,
+    changes: list[dict[str, Any]],
+    prev: str,
+) -> tuple[bytes, str]:
+    """The record of event `seq` as one line chained to `prev`, and its checksum."""
+    record = record_header(session_id, trace_id, seq, "event") | {
+        "event": event,
+        "changes": redact_value(changes),
+    }
+    return encode_record(record, prev)
+
+
+def base_lines(session: Session, trace_id: str) -> tuple[list[bytes], StoreHead]:
+    """base.jsonl's lines holding `session`'s state now (the caller holds its changes), and the
+    head they leave: the base header's seq and checksum."""
+    state = session.snapshot()
+    seq, session_id = state.seq, session.session_id
+    counts: dict[str, int] = {}
+    values: list[dict[str, Any]] = []
+    for slice_type, slice_values in state.slices.items():
+        name = slice_name(slice_type)
+        if name is None:
+            continue
+        codec = codec_for(slice_type)
+        counts[name] = len(slice_values)
+        header = record_header(session_id, trace_id, seq, "value")
+        for value in slice_values:
+            values.append(header | {"slice": name, "value": redact_value(codec.encode(value))})
+    base = record_header(session_id, trace_id, seq, "base") | {
+        "format": STORE_FORMAT,
+        "slices": counts,
+    }
+    header_line, header_checksum = encode_record(base, "")
+    lines = [header_line]
+    prev = header_checksum
+    for record in values:
+        line, prev = encode_record(record, prev)
+        lines.append(line)
+    return lines, (seq, header_checksum)
+
+
+def warn_unpersisted(
+    session: Session, unpersisted: tuple[type[Any], ...], warned: set[type[Any]]
+) -> None:
+    """Warn once per slice type (remembered in `warned`) that its changes are not stored."""
+    for slice_type in unpersisted:
+        if slice_type not in warned:
+            warned.add(slice_type)
+            _log.warning(
+                "session_slice_not_persisted",
+                session_id=session.session_id,
+                slice_type=slice_type.__qualname__,
+                hint="register it with register_slice_type to persist its values, or"
+                " with register_in_memory_slice_type if it is meant to stay in memory",
+            )
 
 
 def _recorded_head(value: Any) -> StoreHead | None:
@@ -162,8 +277,11 @@ def _recorded_head(value: Any) -> StoreHead | None:
     return (seq, checksum)
 
 
-def check_head(loaded: StoreHead, recorded: StoreHead | None, session_dir: Path) -> None:
-    """Refuse a loaded log that ends before the seq metadata.json recorded for it.
+def check_head(
+    loaded: StoreHead, recorded: StoreHead | None, *, events: str, recorder: str = METADATA_FILE
+) -> None:
+    """Refuse a loaded log that ends before the seq metadata.json (`recorder`) recorded for it;
+    `events` names the log (the events file).
 
     Only the seq is compared: a compaction rewrites the base at the same seq with a new header
     checksum, and a crash between that and the metadata write must not read as damage. An
@@ -172,9 +290,9 @@ def check_head(loaded: StoreHead, recorded: StoreHead | None, session_dir: Path)
     if recorded is None or loaded[0] >= recorded[0]:
         return
     raise SessionCorruptError(
-        f"{session_dir / EVENTS_FILE}: ends at seq {loaded[0]}, but {METADATA_FILE} recorded"
+        f"{events}: ends at seq {loaded[0]}, but {recorder} recorded"
         f" seq {recorded[0]} as written: records at the end were deleted; restore the session"
-        " directory from a backup"
+        " from a backup"
     )
 
 
@@ -185,12 +303,15 @@ class _Line:
     checksum: str
 
 
-def _lines(path: Path, *, allow_torn_tail: bool) -> Iterator[_Line]:
-    """Each record of `path`, its checksum chain verified; a torn last line is skipped when
-    allowed."""
-    data = read_session_file(
+def _file_bytes(path: Path) -> bytes:
+    return read_session_file(
         path, "the session was never completely created or the file was removed"
     )
+
+
+def _lines(data: bytes, path: str, *, allow_torn_tail: bool) -> Iterator[_Line]:
+    """Each record of `data` (the records of `path`: a file, or a database's rows), its checksum
+    chain verified; a torn last line is skipped when allowed."""
     lines = data.split(b"\n")
     # An unterminated tail stays in `lines`: it is either a complete record or a torn one.
     terminated = lines[-1] == b""
@@ -229,7 +350,7 @@ def _lines(path: Path, *, allow_torn_tail: bool) -> Iterator[_Line]:
         yield _Line(number, record, checksum)
 
 
-def _verified(raw: bytes, record: dict[str, Any], prev: str, path: Path, number: int) -> str:
+def _verified(raw: bytes, record: dict[str, Any], prev: str, path: str, number: int) -> str:
     """The record's checksum, once it matches the line and the line follows `prev`."""
     found = _SUM_SUFFIX.search(raw)
     if found is None or _checksum(raw[: found.start()] + b"}") != found.group(1).decode():
@@ -246,7 +367,7 @@ def _verified(raw: bytes, record: dict[str, Any], prev: str, path: Path, number:
     return found.group(1).decode()
 
 
-def _field(record: dict[str, Any], key: str, kind: type, path: Path, number: int) -> Any:
+def _field(record: dict[str, Any], key: str, kind: type, path: str, number: int) -> Any:
     value = record.get(key)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise SessionCorruptError(
@@ -255,7 +376,7 @@ def _field(record: dict[str, Any], key: str, kind: type, path: Path, number: int
     return value
 
 
-def _check_record(line: _Line, kind: str, session_id: str, path: Path) -> int:
+def _check_record(line: _Line, kind: str, session_id: str, path: str) -> int:
     """The record's seq, once its kind, session and common fields are as expected."""
     record, number = line.record, line.number
     if record.get("kind") != kind:
@@ -272,7 +393,7 @@ def _check_record(line: _Line, kind: str, session_id: str, path: Path) -> int:
 
 
 def _decode_values(
-    name: str, values: list[Any], path: Path, number: int
+    name: str, values: list[Any], path: str, number: int
 ) -> tuple[type[Any], list[Any]]:
     try:
         slice_type = slice_type_named(name)
@@ -284,7 +405,14 @@ def _decode_values(
 
 def read_base(path: Path, session_id: str) -> tuple[StoreHead, dict[type[Any], list[Any]]]:
     """The base's head (seq and header checksum) and its slices."""
-    records = _lines(path, allow_torn_tail=False)
+    return parse_base(_file_bytes(path), str(path), session_id)
+
+
+def parse_base(
+    data: bytes, path: str, session_id: str
+) -> tuple[StoreHead, dict[type[Any], list[Any]]]:
+    """`read_base` of the records `data` (base.jsonl's bytes, from `path`)."""
+    records = _lines(data, path, allow_torn_tail=False)
     header = next(records, None)
     if header is None:
         raise SessionCorruptError(f"{path}: empty; expected the base header record")
@@ -323,10 +451,17 @@ def replay_events(
     """Apply the events after `base` to `slices`; the head of the stored session."""
     if not path.exists():
         return base
+    return replay_records(_file_bytes(path), str(path), session_id, base, slices)
+
+
+def replay_records(
+    data: bytes, path: str, session_id: str, base: StoreHead, slices: dict[type[Any], list[Any]]
+) -> StoreHead:
+    """`replay_events` of the records `data` (events.jsonl's bytes, from `path`)."""
     # Decoded as read, so the raw JSON of each line can be freed at once.
     pending: list[tuple[int, int, list[_Decoded]]] = []
     head = base
-    for line in _lines(path, allow_torn_tail=True):
+    for line in _lines(data, path, allow_torn_tail=True):
         seq = _check_record(line, "event", session_id, path)
         if seq > base[0]:
             changes = _field(line.record, "changes", list, path, line.number)
@@ -349,7 +484,7 @@ def replay_events(
     return head
 
 
-def _decode_change(change: Any, path: Path, number: int) -> _Decoded:
+def _decode_change(change: Any, path: str, number: int) -> _Decoded:
     if not isinstance(change, dict):
         raise SessionCorruptError(f"{path}:{number}: a change is not a JSON object")
     op = change.get("op")

@@ -22,15 +22,16 @@ copy in hand as the new base would drop those events.
 from __future__ import annotations
 
 import os
-import threading
 import uuid
 from pathlib import Path
 from types import TracebackType
 
 from promptkit._durable import write_atomically
+from promptkit._input_files import open_regular_file
 from promptkit._names import require_key
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
+from promptkit.session._attached import Attached
 from promptkit.session._attachment import FsyncPolicy, SessionAttachment, acquire_session_lock
 from promptkit.session._records import (
     BASE_FILE,
@@ -75,8 +76,7 @@ class SessionStore:
     ) -> None:
         self._state_root = resolve_state_root(state_root)
         self._fsync = fsync
-        self._lock = threading.Lock()
-        self._attachments: list[SessionAttachment] = []
+        self._attached: Attached[SessionAttachment] = Attached()
 
     @property
     def state_root(self) -> Path:
@@ -85,6 +85,15 @@ class SessionStore:
     @property
     def fsync(self) -> FsyncPolicy:
         return self._fsync
+
+    @property
+    def state_folders(self) -> tuple[Path, ...]:
+        """The state root: a workspace listing that contains it leaves it out."""
+        return (self._state_root,)
+
+    def location(self, workspace_root: Path | str, session_id: str) -> str:
+        """The folder of session `session_id` of `workspace_root`, as text."""
+        return str(self.session_dir(workspace_root, session_id))
 
     def session_dir(self, workspace_root: Path | str, session_id: str) -> Path:
         """Where session `session_id` of `workspace_root` lives; the id is checked first."""
@@ -134,8 +143,7 @@ class SessionStore:
             return attachment
 
         attachment = session.attach_recorder(start)
-        with self._lock:
-            self._attachments.append(attachment)
+        self._attached.add(attachment)
         _log.info(
             "session_attached",
             session_id=session.session_id,
@@ -146,14 +154,7 @@ class SessionStore:
 
     def compact(self, session: Session) -> None:
         """Rewrite `session`'s base.jsonl atomically with its current state; empty events.jsonl."""
-        with self._lock:
-            found = [a for a in self._attachments if a.session is session]
-        if not found:
-            raise SessionError(
-                f"session {session.session_id!r} is not attached to this store; "
-                "attach it before compacting"
-            )
-        found[0].compact()
+        self._attached.of(session).compact()
 
     def load(self, workspace_root: Path | str, session_id: str) -> Session:
         """Rebuild session `session_id` of `workspace_root` from base plus events in seq order.
@@ -170,10 +171,23 @@ class SessionStore:
                 f"no stored session {session_id!r} for workspace {Path(workspace_root)} "
                 f"(looked in {session_dir})"
             )
-        metadata = read_metadata(session_dir / METADATA_FILE)
-        base, slices = read_base(session_dir / BASE_FILE, session_id)
-        head = replay_events(session_dir / EVENTS_FILE, session_id, base, slices)
-        check_head(head, metadata.head, session_dir)
+        base_file = session_dir / BASE_FILE
+        for _ in range(_LOAD_ATTEMPTS):
+            # Another process may compact the session while it is read: it replaces base.jsonl,
+            # then empties events.jsonl. A base header that changed during the read means the
+            # base and the events read may be of two different moments: read them again.
+            header = _header_line(base_file)
+            metadata = read_metadata(session_dir / METADATA_FILE)
+            base, slices = read_base(base_file, session_id)
+            head = replay_events(session_dir / EVENTS_FILE, session_id, base, slices)
+            if _header_line(base_file) == header:
+                break
+        else:
+            raise SessionStaleError(
+                f"session {session_id!r} in {session_dir} was compacted by another process"
+                f" each of the {_LOAD_ATTEMPTS} times it was read; load it again later"
+            )
+        check_head(head, metadata.head, events=str(session_dir / EVENTS_FILE))
         return Session.restore(
             session_id=session_id,
             tags=metadata.tags,
@@ -203,9 +217,7 @@ class SessionStore:
 
     def close(self) -> None:
         """Close every attachment made through this store (fsync, unlock, status 'closed')."""
-        with self._lock:
-            attachments = list(self._attachments)
-        for attachment in attachments:
+        for attachment in self._attached.all():
             attachment.close()
 
     def __enter__(self) -> SessionStore:
@@ -223,9 +235,7 @@ class SessionStore:
         return self._state_root / "workspaces" / workspace_id(workspace_root) / "sessions"
 
     def _forget(self, attachment: SessionAttachment) -> None:
-        with self._lock:
-            if attachment in self._attachments:
-                self._attachments.remove(attachment)
+        self._attached.forget(attachment)
 
 
 _IGNORE_EVERYTHING = (
@@ -240,6 +250,19 @@ def _ignore_in_listings(folder: Path) -> None:
     marker = folder / ".gitignore"
     if not marker.exists():
         write_atomically(marker, _IGNORE_EVERYTHING)
+
+
+_LOAD_ATTEMPTS = 20
+
+
+def _header_line(base_file: Path) -> bytes | None:
+    """The first line of base.jsonl (its header, unique to each write of the base)."""
+    try:
+        # Opened only when regular: a FIFO would block here (the read reports what it is).
+        with open_regular_file(base_file) as file:
+            return file.readline()
+    except OSError:
+        return None
 
 
 def _require_current(session: Session, session_dir: Path) -> None:

@@ -3,7 +3,9 @@ speaking the OpenAI Responses, OpenAI Chat Completions and Anthropic Messages wi
 real SDK clients, with scripted `Reply` values and a record of every request, whose Chat
 Completions can behave like an OpenAI-compatible local server (`ServerProfile`); reply scripts
 (`load_reply_script`: which request gets which reply, from a YAML or JSON file); and `FakeClock`,
-which an adapter or a digest section takes as `clock=` so a test moves time instead of sleeping.
+which an adapter or a digest section takes as `clock=` so a test moves time instead of sleeping;
+and `PostgresServer`, a throwaway PostgreSQL server in a temporary folder for the database
+stores.
 
 Every module of this package is private; the names below are its surface. It imports no prompt,
 session or adapter code, so users' tests can use it with any of them.
@@ -20,6 +22,10 @@ if TYPE_CHECKING:
         FakeProviderServer as FakeProviderServer,
         RecordedRequest as RecordedRequest,
         Responder as Responder,
+    )
+    from promptkit.testing._postgres import (
+        PostgresServer as PostgresServer,
+        PostgresServerError as PostgresServerError,
     )
     from promptkit.testing._profile import ServerProfile as ServerProfile
     from promptkit.testing._replies import (
@@ -50,6 +56,7 @@ else:
                 "RecordedRequest",
                 "Responder",
             ),
+            "promptkit.testing._postgres": ("PostgresServer", "PostgresServerError"),
             "promptkit.testing._profile": ("ServerProfile",),
             "promptkit.testing._replies": (
                 "Finish",

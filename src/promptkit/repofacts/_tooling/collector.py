@@ -3,8 +3,9 @@
 Parsers record tools, commands and projects here; projects of one kind that share every fact
 (a monorepo's Python packages alike in all but name) are described on one line. A command is either
 written in a file (`add`) or inferred from a tool's configuration (`add_default`): an inferred
-command is only ever offered for a tool the repository configures, and never for a
-subdirectory's package, where the root's commands already cover it.
+command is only ever offered for a tool the repository configures, and for a subdirectory's
+package only when nothing at the root runs that tool for that purpose (a monorepo of
+independent packages: `cd demo && vendor/bin/phpstan analyse`), where it would cover it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from promptkit.repofacts._tooling.model import (
     ToolCommand,
     one_line,
 )
-from promptkit.repofacts._tooling.shell import head_of, tool_words
+from promptkit.repofacts._tooling.shell import head_of, is_utility, tool_words, unrunnable
 
 __all__ = ["ProjectFact", "ToolingCollector"]
 
@@ -35,6 +36,19 @@ class ProjectFact(NamedTuple):
     name: str | None
     facts: tuple[str, ...]
     source: str
+
+
+# Programs whose tool goes by another name (`mvn` is Maven, `bundle` is Bundler).
+_TOOL_NAMES = {"mvn": "maven", "bundle": "bundler", "bundler": "bundler"}
+
+
+class _PackageDefault(NamedTuple):
+    """A subdirectory's inferred command, held until every file is read."""
+
+    purpose: CommandPurpose
+    command: str
+    source: str
+    directory: str
 
 
 _PYTHON_LOCKFILES = (
@@ -64,8 +78,8 @@ class ToolingCollector:
     (`"./stdio": "./src/stdio.ts"`).
     `programs` are the programs the configuration shows the project runs (every recorded
     command's, and each build system's own: `./gradlew`, `mix`, `zig`): the evidence a doc's
-    inline code is checked against. `ignored` holds folders whose build files belong to
-    another project's platform (a Flutter app's `android/`) and so say nothing of this one.
+    inline code is checked against. `package_defaults` holds the subdirectories' inferred
+    commands until `add_package_defaults` decides which the root does not cover.
     """
 
     present: frozenset[str]
@@ -77,6 +91,7 @@ class ToolingCollector:
     commands: list[ToolCommand] = field(default_factory=list)
     projects: list[ProjectFact] = field(default_factory=list)
     exported_modules: set[str] = field(default_factory=set)
+    package_defaults: list[_PackageDefault] = field(default_factory=list)
 
     def add(
         self,
@@ -96,12 +111,23 @@ class ToolingCollector:
         self.note_programs(command)
         if detail:
             self.note_programs(detail)
+            self._note_recipe_tool(detail)
 
     def note_programs(self, command: str) -> None:
         """Record the programs `command` runs: its first word and the tool a runner starts."""
         words = tool_words(command)
         head = head_of(command)
         self.programs.update(word for word in (head, *words[:1]) if word)
+
+    def _note_recipe_tool(self, recipe: str) -> None:
+        """A tool a target's recipe runs is one the project uses (`task fmt:html` runs
+        prettier), whether or not a configuration file of its own says so."""
+        if unrunnable(recipe, self.present) not in (None, "setup", "info"):
+            return
+        words = tool_words(recipe)
+        tool = words[0] if words else ""
+        if tool and "/" not in tool and not tool.startswith(".") and not is_utility(tool):
+            self.tools.add(_TOOL_NAMES.get(tool, tool))
 
     def note_dependencies(self, text: str) -> None:
         """Tools a manifest's dependencies imply: Testcontainers runs the tests' services in
@@ -112,10 +138,34 @@ class ToolingCollector:
     def add_default(
         self, tool: str, purpose: CommandPurpose, command: str, source: str, directory: str
     ) -> None:
-        """Note `tool` and, at the root only, the command it usually runs as."""
+        """Note `tool` and the command it usually runs as: at the root now, in a subdirectory
+        once every file is read and only if the root has no command of its kind (see
+        `add_package_defaults`)."""
         self.tools.add(tool)
         if not directory:
             self.add(purpose, command, source, standing="default")
+        else:
+            self.package_defaults.append(_PackageDefault(purpose, command, source, directory))
+
+    def add_package_defaults(self) -> None:
+        """Record the subdirectories' inferred commands whose tool, for that purpose, no
+        command at the root runs (the root's commands cover the packages' otherwise)."""
+        at_root = {
+            (command.purpose, _tool_of(spelling))
+            for command in self.commands
+            if not command.command.startswith("cd ")
+            for spelling in (command.command, command.detail or "")
+        }
+        for default in self.package_defaults:
+            if (default.purpose, _tool_of(default.command)) not in at_root:
+                self.add(
+                    default.purpose,
+                    default.command,
+                    default.source,
+                    directory=default.directory,
+                    standing="default",
+                )
+        self.package_defaults.clear()
 
     def has(self, directory: str, name: str) -> bool:
         """Whether the workspace holds `name` in `directory`."""
@@ -162,6 +212,12 @@ class ToolingCollector:
             if self.has_near(directory, lockfile):
                 return runner
         return "npm"
+
+
+def _tool_of(command: str) -> str:
+    """The tool a command runs past its runner (`vendor/bin/phpstan analyse` runs phpstan)."""
+    words = tool_words(command)
+    return words[0].rpartition("/")[2] if words else ""
 
 
 def _project_line(members: list[ProjectFact]) -> str:

@@ -94,7 +94,10 @@ def _record_package(
     scripts = document.get("scripts")
     if isinstance(scripts, dict):
         for script, body in sorted(scripts.items()):
-            if not isinstance(body, str) or "no test specified" in body:
+            # `"//": "..."` is npm's convention for a comment, not a script.
+            if not isinstance(body, str) or "no test specified" in body or script.startswith("//"):
+                continue
+            if _is_lifecycle_hook(script, scripts):
                 continue
             command = _script_command(runner, script)
             collector.add(classify_name(script), command, source, body, directory=directory)
@@ -104,6 +107,15 @@ def _record_package(
             collector.tools.update(
                 _NODE_TOOLS[package] for package in dependencies if package in _NODE_TOOLS
             )
+
+
+def _is_lifecycle_hook(script: str, scripts: Mapping[str, Any]) -> bool:
+    """Whether the package manager runs `script` itself, around another (`pretest` before
+    `test`, `postbuild` after `build`): nobody types it."""
+    for prefix in ("pre", "post"):
+        if script.startswith(prefix) and script[len(prefix) :] in scripts:
+            return True
+    return False
 
 
 def _parse_members(collector: ToolingCollector, globs: list[str]) -> None:

@@ -3,7 +3,8 @@
 Composer installs a project's tools under `vendor/bin/` (or the `bin-dir` its config names), so
 a tool is run by that path: `vendor/bin/phpunit`. A tool is offered when the project requires
 it for development or holds its configuration file (`phpunit.xml.dist`, `phpstan.neon`,
-`.php-cs-fixer.dist.php`...). A composer script runs as `composer <script>`.
+`.php-cs-fixer.dist.php`...). A composer script runs as `composer <script>`, and a Symfony or
+Laravel application's console as `php bin/console` or `php artisan`.
 """
 
 from __future__ import annotations
@@ -58,6 +59,11 @@ def parse_composer(collector: ToolingCollector, source: str, directory: str, tex
         collector.add(
             classify_name(script), f"composer {script}", source, detail, directory=directory
         )
+    # A Symfony application runs its commands through `bin/console`, a Laravel one through
+    # `artisan`: the console every task of the application goes through.
+    for console in ("bin/console", "artisan"):
+        if collector.has(directory, console):
+            collector.add("other", f"php {console}", source, directory=directory)
     bin_dir = _mapping(document.get("config")).get("bin-dir")
     folder = bin_dir.strip("/") if isinstance(bin_dir, str) and bin_dir.strip("/") else "vendor/bin"
     for package, configs, tool, purpose, command in _TOOLS:

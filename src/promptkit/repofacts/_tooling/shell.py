@@ -23,6 +23,10 @@ import re
 __all__ = ["head_of", "is_utility", "peel", "tool_words", "unrunnable"]
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
+# One `VAR=value` in front of a command, its value quoted or not (`FLAGS='-D warnings' cargo`).
+_LEADING_ASSIGNMENT = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\"[^\"]*\"|[^\s'\"])*(?:\s+|$)"
+)
 # `path=$(nix build)` stores a command's output: the line is an assignment, not that command.
 _SUBSTITUTION = re.compile(r"=[\"']?(?:\$\(|`)")
 # `$VAR`, `${VAR}`, `$(command)`, `$1`: set as a script or a CI step runs, not by the reader.
@@ -66,7 +70,7 @@ _UTILITIES = frozenset(
         "docker-credential-helper", "ssh-keygen", "ssh-add", "setx", "cls", "copy", "del",
         "move", "ren", "md", "rd", "cmd", "call", "powershell", "pwsh", "wsl", "sh", "bash",
         "zsh", "fish", "throw", "foreach", "param", "try", "catch", "finally", "break",
-        "continue",
+        "continue", "pkill", "pgrep", "script", "osascript",
     }
 )  # fmt: skip
 _INLINE_PROGRAM = re.compile(r"\s(?:-e|-c|--eval)\s")
@@ -124,16 +128,20 @@ def peel(line: str) -> str:
         if not words:
             return ""
         head = words[0]
-        if _ASSIGNMENT.fullmatch(head) and _SUBSTITUTION.search(head) is None:
-            line = line.split(None, 1)[1] if len(words) > 1 else ""
+        # A wrapper run by its path is that wrapper (`${{ steps.b.outputs.path }}/bin/devenv`).
+        collapsed = _CI_EXPRESSION.sub("$", line).split()
+        wrapper = collapsed[0].rpartition("/")[2]
+        assignment = _LEADING_ASSIGNMENT.match(line)
+        if assignment is not None and _SUBSTITUTION.search(head) is None:
+            line = line[assignment.end() :].lstrip()
         elif head in _ENVIRONMENT_WRAPPERS and len(words) > 1:
             rest = words[1:]
             # `xvfb-run -a`, `env -u X`, `nice -n 10`: their options go with them.
             while rest and rest[0].startswith("-"):
                 rest = rest[2:] if rest[0] in ("-n", "-u", "-s", "--server-args") else rest[1:]
             line = " ".join(rest)
-        elif head in ("nix", "devbox", "mise", "direnv") and len(words) > 2:
-            inner = _wrapped_command(line, words)
+        elif wrapper in ("nix", "devbox", "mise", "direnv", "devenv") and len(words) > 2:
+            inner = _wrapped_command(line, collapsed, wrapper)
             if inner is None:
                 return line
             line = inner
@@ -147,25 +155,33 @@ def peel(line: str) -> str:
     return line
 
 
-def _wrapped_command(line: str, words: list[str]) -> str | None:
-    """The command `nix develop -c ...`, `devbox run -- ...`, `mise exec -- ...` or
-    `direnv exec . ...` runs, or None when `line` runs no other command."""
-    head, verb = words[0], words[1]
-    markers = {
-        ("nix", "develop"): ("-c", "--command"),
-        ("nix", "shell"): ("-c", "--command"),
-        ("devbox", "run"): ("--",),
-        ("mise", "exec"): ("--",),
-        ("mise", "x"): ("--",),
-    }.get((head, verb))
-    if head == "direnv" and verb == "exec" and len(words) > 3:
-        return " ".join(words[3:])
-    if markers is None:
+def _wrapped_command(line: str, words: list[str], wrapper: str) -> str | None:
+    """The command `nix develop -c ...`, `devbox run -- ...`, `mise exec -- ...`, `devenv
+    shell -- ...` or `direnv exec . ...` runs, or None when `line` runs no other command.
+    The wrapper's own options may come before its verb (`devenv --system x shell -- ...`)."""
+    if wrapper == "direnv":
+        return " ".join(words[3:]) if words[1] == "exec" and len(words) > 3 else None
+    verbs = [word for word in words[1:] if (wrapper, word) in _WRAPPER_MARKERS]
+    if not verbs:
         return None
+    markers = _WRAPPER_MARKERS[(wrapper, verbs[0])]
     for index, word in enumerate(words[2:], start=2):
         if word in markers:
             return " ".join(words[index + 1 :]) or None
     return None
+
+
+# What each environment wrapper's verb takes before the command it runs.
+_WRAPPER_MARKERS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("nix", "develop"): ("-c", "--command"),
+    ("nix", "shell"): ("-c", "--command"),
+    ("devbox", "run"): ("--",),
+    ("mise", "exec"): ("--",),
+    ("mise", "x"): ("--",),
+    ("devenv", "shell"): ("--",),
+}
+# A GitHub Actions expression, one word whatever spaces it holds.
+_CI_EXPRESSION = re.compile(r"\$\{\{.*?\}\}")
 
 
 def tool_words(command: str) -> list[str]:
