@@ -223,3 +223,18 @@ def test_an_applications_console_runs_through_php(tmp_path: Path) -> None:
     commands = commands_of(committed_repo(tmp_path / "apps", files))
 
     assert {"php bin/console", "cd shop && php artisan"} <= set(commands)
+
+
+def test_a_gems_executables_run_through_bundler(tmp_path: Path) -> None:
+    files = {
+        "Gemfile": 'source "https://rubygems.org"\ngemspec\n',
+        "linter.gemspec": 'Gem::Specification.new do |spec|\n  spec.name = "linter"\nend\n',
+        "exe/rubocop": "#!/usr/bin/env ruby\n",
+        "exe/linter-server": "#!/usr/bin/env ruby\n",
+        "exe/README.md": "# Executables\n",
+    }
+
+    facts = scan_workspace(committed_repo(tmp_path / "linter", files))
+
+    purposes = {c.command: c.purpose for c in facts.commands if c.command.startswith("bundle")}
+    assert purposes == {"bundle exec rubocop": "lint", "bundle exec linter-server": "other"}
