@@ -29,6 +29,7 @@ from pathlib import Path
 from types import TracebackType
 
 from promptkit._durable import write_atomically
+from promptkit._input_files import open_regular_file
 from promptkit._names import require_key
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
@@ -272,7 +273,8 @@ _LOAD_ATTEMPTS = 20
 def _header_line(base_file: Path) -> bytes | None:
     """The first line of base.jsonl (its header, unique to each write of the base)."""
     try:
-        with base_file.open("rb") as file:
+        # Opened only when regular: a FIFO would block here (the read reports what it is).
+        with open_regular_file(base_file) as file:
             return file.readline()
     except OSError:
         return None
