@@ -10,7 +10,7 @@ import openai
 import pytest
 from pydantic import BaseModel
 
-from promptkit import App, MarkdownSection, Prompt, TextSection
+from promptkit import App, MarkdownSection, Prompt, TextSection, WorkspaceDigestSection
 from promptkit.adapters import (
     ModelPrice,
     ModelSettings,
@@ -23,6 +23,7 @@ from promptkit.errors import ArgumentTypeError, ProviderError
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, ToolCall, Usage
+from promptkit.workspace import HostMount, VfsWorkspaceSection
 
 from ..stock import Shelf, count_tool
 
@@ -119,6 +120,29 @@ def test_the_apps_settings_apply_under_a_calls_own_field_by_field(
 
     body = server.requests[-1].body
     assert (body["temperature"], body["max_output_tokens"]) == (0.2, 200)
+
+
+def test_optimize_writes_with_the_apps_model_settings_and_prices(
+    server: FakeProviderServer, tmp_path: Path, repo: Path
+) -> None:
+    prices = PriceTable({"gpt-4.1-mini": ModelPrice(input=1000.0, output=0.0)})
+    app = app_of(server, tmp_path, settings=ModelSettings(temperature=0.2), prices=prices)
+    session = Session()
+    prompt: Prompt[None] = Prompt(
+        ns="tests/app",
+        key="review",
+        sections=(
+            VfsWorkspaceSection(session=session, mounts=[HostMount(repo)]),
+            WorkspaceDigestSection(session=session),
+        ),
+    )
+    server.enqueue(Reply.json({"digest": "## Layout\n- README.md: how to run `make test`"}))
+
+    result = app.optimize(prompt, session=session)
+
+    body = server.requests[-1].body
+    assert (body["temperature"], body["max_output_tokens"]) == (0.2, 4096)
+    assert result.response.usage.cost == pytest.approx(10 / 1000)
 
 
 def test_the_apps_prices_give_the_cost(server: FakeProviderServer, tmp_path: Path) -> None:

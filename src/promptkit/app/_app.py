@@ -52,6 +52,7 @@ from promptkit.prompt import Prompt, RenderedPrompt
 from promptkit.session import Session, SessionProtocol, SessionStoreProtocol
 
 if TYPE_CHECKING:
+    from promptkit.hostfiles import ListingProcess
     from promptkit.optimize import DigestWriter, OptimizationResult, OptimizationScope
 
 OutputT = TypeVar("OutputT")
@@ -397,15 +398,18 @@ class App(Generic[AppDepsT]):
             fallback_static=fallback_static,
         )
 
-    def digest_writer(self) -> DigestWriter:
-        """Who writes a digest for this app: its model, or the static writer without one."""
+    def digest_writer(self, *, listing: ListingProcess | None = None) -> DigestWriter:
+        """Who writes a digest for this app: its model, with its settings and prices, or the
+        static writer without one. `listing` is as for `ModelDigestWriter`."""
         if self.adapter is None:
             from promptkit.optimize import StaticDigestWriter
 
             return StaticDigestWriter()
         from promptkit.optimize import ModelDigestWriter
 
-        return ModelDigestWriter(self.adapter)
+        return ModelDigestWriter(
+            self.adapter, listing=listing, settings=self.settings, prices=self.prices
+        )
 
     def with_deps(self, deps: DepsT) -> App[DepsT]:
         """This app with `deps` bound (of another type than its own, if need be)."""

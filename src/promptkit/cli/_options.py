@@ -223,7 +223,7 @@ def command_writer(
     if app is not None and app.adapter is not None and not chosen_by_flags:
         adapter = app.adapter
         reason = f"the app's model: {adapter.provider} {adapter.model}"
-        return WriterChoice.of_adapter(adapter, reason, listing=listing)
+        return WriterChoice(app.digest_writer(listing=listing), reason, adapter)
     chosen = config.overriding(
         provider=args.provider,
         model=args.model,

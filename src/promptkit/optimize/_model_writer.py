@@ -22,6 +22,7 @@ from typing import Any
 from promptkit._names import is_valid_key
 from promptkit.adapters import (
     ModelSettings,
+    PriceTable,
     PromptResponse,
     ProviderAdapter,
     TokenUsage,
@@ -74,11 +75,15 @@ class ModelDigestWriter:
         *,
         listing: ListingProcess | None = None,
         reply_tokens: int = DEFAULT_REPLY_TOKENS,
+        settings: ModelSettings | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
         """`listing` is a listing of the workspace already under way in a helper process (the
         CLI starts one before its imports); it is used when it lists the first mount's directory
         with the mount's size cap, and otherwise the mount is listed here. `reply_tokens` caps
-        each reply of the model (a lower cap in the adapter's own settings is kept)."""
+        each reply of the model (a lower cap in the adapter's own settings, or in `settings`,
+        is kept). `settings` and `prices` apply on top of the adapter's, as an application's
+        binding gives them (`App.digest_writer`)."""
         if isinstance(reply_tokens, bool) or not isinstance(reply_tokens, int) or reply_tokens < 1:
             raise ArgumentValueError(
                 f"ModelDigestWriter: reply_tokens must be an int >= 1, got {reply_tokens!r}"
@@ -86,6 +91,8 @@ class ModelDigestWriter:
         self.adapter = adapter
         self.listing = listing
         self.reply_tokens = reply_tokens
+        self.settings = settings
+        self.prices = prices
 
     @property
     def provider(self) -> str:
@@ -125,6 +132,8 @@ class ModelDigestWriter:
             deadline,
             max_tool_rounds,
             self._reply_cap(),
+            self.settings,
+            self.prices,
         )
         return DigestDraft(
             response=response,
@@ -133,9 +142,11 @@ class ModelDigestWriter:
         )
 
     def _reply_cap(self) -> int:
-        settings = getattr(self.adapter, "settings", None)
-        own = settings.max_output_tokens if isinstance(settings, ModelSettings) else None
-        return min(self.reply_tokens, own) if own is not None else self.reply_tokens
+        caps = [self.reply_tokens]
+        for settings in (getattr(self.adapter, "settings", None), self.settings):
+            if isinstance(settings, ModelSettings) and settings.max_output_tokens is not None:
+                caps.append(settings.max_output_tokens)
+        return min(caps)
 
     def _start_listing(
         self, mount: HostMount
@@ -305,9 +316,11 @@ def _evaluate(
     deadline: float | timedelta | None,
     max_tool_rounds: int,
     reply_tokens: int,
+    settings: ModelSettings | None = None,
+    prices: PriceTable | None = None,
 ) -> PromptResponse[Any]:
-    """Evaluate the optimization prompt; a reply that does not parse is kept as plain text, and
-    one cut off at the cap is refused."""
+    """Evaluate the optimization prompt (with `settings` and `prices` on top of the adapter's);
+    a reply that does not parse is kept as plain text, and one cut off at the cap is refused."""
     calls_before = len(session.select_all(ToolInvoked))
     try:
         return adapter.evaluate(
@@ -317,7 +330,10 @@ def _evaluate(
             overrides_tag=target.overrides_tag or "latest",
             deadline=deadline,
             max_tool_rounds=max_tool_rounds,
-            settings=ModelSettings(max_output_tokens=reply_tokens),
+            settings=(settings or ModelSettings()).merged(
+                ModelSettings(max_output_tokens=reply_tokens)
+            ),
+            prices=prices,
             # A reply that does not parse is kept as the digest text, so asking again would
             # only cost another request.
             output_retries=0,
