@@ -198,17 +198,21 @@ class App:
         scope: OptimizationScope | str = "session",
         writer: DigestWriter | None = None,
         optimization_session: Session | None = None,
-        deadline: float | timedelta | None = None,
+        # promptkit.optimize.DEFAULT_OPTIMIZE_DEADLINE: the workflow is imported when called.
+        deadline: float | timedelta | None = 900.0,
         output_dir: str | Path | None = None,
         overwrite_operator: bool = False,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         leave_out: Sequence[str | os.PathLike[str]] = (),
+        gate: bool = True,
+        fallback_static: bool = False,
     ) -> OptimizationResult:
         """Write the workspace digest of `prompt` and store it in `session` (SESSION scope) or
         as the shared digest of the app's overrides and tag (GLOBAL scope), as
-        `promptkit.optimize.optimize_workspace_digest` does. `writer` defaults to the app's
-        model (`ModelDigestWriter`), or the offline static writer when the app has none."""
+        `promptkit.optimize.optimize_workspace_digest` does (with its deadline, digest gate and
+        `fallback_static`). `writer` defaults to the app's model (`ModelDigestWriter`), or the
+        offline static writer when the app has none."""
         from promptkit.optimize import optimize_workspace_digest
 
         return optimize_workspace_digest(
@@ -225,6 +229,8 @@ class App:
             include=include,
             exclude=exclude,
             leave_out=leave_out,
+            gate=gate,
+            fallback_static=fallback_static,
         )
 
     def digest_writer(self) -> DigestWriter:

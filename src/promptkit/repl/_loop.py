@@ -27,6 +27,7 @@ import json
 import shlex
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TextIO
@@ -316,17 +317,19 @@ class WorkspaceRepl(cmd.Cmd):
         run_session = Session()
         stop_progress = run_session.subscribe(progress.on_event)
         stop_forwarding = run_session.subscribe(self._record_in_history)
+        waits_for_a_model = self.setup.choice.adapter is not None
         try:
-            result = optimize_workspace_digest(
-                writer,
-                self._prompt,
-                store_scope=scope,
-                overrides_store=self.setup.overrides,
-                overrides_tag=self.setup.tag,
-                session=self.session,
-                optimization_session=run_session,
-                overwrite_operator=overwrite_operator,
-            )
+            with progress.ticking() if waits_for_a_model else nullcontext():
+                result = optimize_workspace_digest(
+                    writer,
+                    self._prompt,
+                    store_scope=scope,
+                    overrides_store=self.setup.overrides,
+                    overrides_tag=self.setup.tag,
+                    session=self.session,
+                    optimization_session=run_session,
+                    overwrite_operator=overwrite_operator,
+                )
         finally:
             stop_forwarding()
             stop_progress()
@@ -339,6 +342,8 @@ class WorkspaceRepl(cmd.Cmd):
             self.say(f"  session {self.session.session_id} ({folder})")
         for location in result.locations:
             self.say(f"  {location}")
+        if result.grounding is not None:
+            self.say(f"grounding: {result.grounding.summary()}")
         self.say("`digest` shows it")
 
     def _record_in_history(self, event: object) -> None:
