@@ -138,38 +138,13 @@ def run_optimize(args: argparse.Namespace) -> int:
 
 def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
     """The command's run, step by step in the order it happens."""
-    from promptkit.config import command_config
-    from promptkit.discovery import bind_workspace
-    from promptkit.optimize import (
-        OptimizationScope,
-        choose_digest_writer,
-        optimize_workspace_digest,
-    )
+    from promptkit.cli._options import bind_command_workspace, command_writer
+    from promptkit.optimize import OptimizationScope, optimize_workspace_digest
     from promptkit.repl import Progress
     from promptkit.session import PromptRendered, Session, SessionStore
 
-    bound = bind_workspace(
-        args.path,
-        prompt=args.prompt,
-        state_dir=args.state_dir,
-        overrides_dir=args.overrides_dir,
-        tag=args.tag,
-    )
-    config = command_config(
-        workspace=args.path,
-        provider=args.provider,
-        model=args.model,
-        base_url=args.base_url,
-        structured_output=args.structured_output,
-    )
-    choice = choose_digest_writer(
-        config.provider,
-        model=config.model,
-        base_url=config.base_url,
-        api=args.api,
-        listing=getattr(args, "listing", None),
-        structured_output=config.structured_output,
-    )
+    bound, app = bind_command_workspace(args)
+    choice = command_writer(args, bound.config, app, listing=getattr(args, "listing", None))
     scope = OptimizationScope(args.scope)
     prompt, session, workspace = bound.prompt, bound.session, bound.workspace
     progress = Progress(sys.stderr, live=sys.stderr.isatty())

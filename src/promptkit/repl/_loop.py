@@ -55,6 +55,7 @@ from promptkit.workspace import forget_listings
 
 if TYPE_CHECKING:
     from promptkit.adapters import CallOptions, PromptResponse
+    from promptkit.app import App
     from promptkit.optimize import OptimizationScope, WriterChoice
     from promptkit.session import SessionAttachmentProtocol, SessionStoreProtocol
 
@@ -68,8 +69,9 @@ OnText = Callable[[str], None] | None
 @dataclass(frozen=True)
 class ReplSetup:
     """What a REPL works on: the workspace, the prompt (or its factory), the chosen digest
-    writer (with its adapter, when there is a model), the overrides store and tag, and the
-    session store."""
+    writer (with its adapter, when there is a model), the overrides store and tag, the session
+    store, and the application's binding (`app`), whose deps, settings and prices `ask` passes
+    on as the application's own calls do."""
 
     workspace: Path
     prompt_source: PromptSource
@@ -77,6 +79,7 @@ class ReplSetup:
     overrides: DocumentOverridesStore[Any]
     tag: str
     state: SessionStoreProtocol
+    app: App[Any] | None = None
 
 
 class WorkspaceRepl(cmd.Cmd):
@@ -403,11 +406,13 @@ class WorkspaceRepl(cmd.Cmd):
         from promptkit.adapters import WireAdapter, response_of
 
         self._refresh_workspace_copy()
-        options: CallOptions = {
+        options: CallOptions[Any] = {
             "overrides_store": self.setup.overrides,
+            "overrides_tag": self.setup.tag,
             "user_message": user_message,
         }
-        options["overrides_tag"] = self.setup.tag
+        if self.setup.app is not None:
+            options = self.setup.app.call_options(options)
         try:
             if on_text is None or not isinstance(adapter, WireAdapter):
                 return adapter.evaluate(self._prompt, *params, session=self.session, **options)
