@@ -23,6 +23,7 @@ from promptkit._failures import (
     EXIT_NOT_FOUND,
     EXIT_NOT_UTF8,
     EXIT_PERMISSION,
+    EXIT_USAGE,
     EXIT_WRONG_KIND_OF_PATH,
 )
 
@@ -230,6 +231,22 @@ def test_a_state_path_that_is_a_file_is_one_line_with_status_73(tmp_path: Path) 
     assert (tmp_path / "state").read_text() == "not a folder"
 
 
+def test_a_session_event_log_that_is_a_fifo_is_one_line_and_no_wait(tmp_path: Path) -> None:
+    repo = committed_repo(tmp_path / "repo", {"README.md": "# Demo\n\nRun `make test`.\n"})
+    stored = promptkit(
+        "optimize", str(repo), "--provider", "static", "--state-dir", "state", cwd=tmp_path
+    )
+    assert stored.returncode == 0, stored.stderr
+    [events] = (tmp_path / "state").rglob("events.jsonl")
+    events.unlink()
+    os.mkfifo(events)
+
+    done = promptkit("digest", "status", str(repo), "--state-dir", "state", cwd=tmp_path)
+
+    line = assert_one_line_failure(done, EXIT_USAGE)
+    assert "events.jsonl: a FIFO, not a regular file, so it was not read" in line
+
+
 def test_an_overrides_root_that_is_a_file_is_one_line_with_status_73(project: Path) -> None:
     (project / "not-a-folder").write_text("kept")
 
@@ -263,6 +280,46 @@ def test_a_body_file_that_is_not_utf8_is_one_line_with_status_65(project: Path) 
     line = assert_one_line_failure(done, EXIT_NOT_UTF8)
     assert "body.md" in line
     assert (project / OVERRIDE).read_bytes() == before
+
+
+def test_a_body_on_stdin_that_is_not_utf8_is_one_line_with_status_65(project: Path) -> None:
+    before = (project / OVERRIDE).read_bytes()
+
+    done = promptkit(
+        "overrides",
+        "set",
+        "--prompt",
+        REF,
+        "--path",
+        "intro",
+        "--from-file",
+        "-",
+        cwd=project,
+        stdin=b"caf\xe9 au lait\n",
+    )
+
+    line = assert_one_line_failure(done, EXIT_NOT_UTF8)
+    assert "stdin is not UTF-8 text" in line
+    assert (project / OVERRIDE).read_bytes() == before
+
+
+def test_a_body_argument_that_is_not_utf8_is_one_line_with_status_65(project: Path) -> None:
+    before = (project / OVERRIDE).read_bytes()
+
+    done = _set_intro(project, "--body", os.fsdecode(b"caf\xe9 au lait"))
+
+    line = assert_one_line_failure(done, EXIT_NOT_UTF8)
+    assert "--body is not UTF-8 text" in line
+    assert (project / OVERRIDE).read_bytes() == before
+
+
+def test_a_body_file_that_is_a_fifo_is_refused_unread_in_one_line(project: Path) -> None:
+    os.mkfifo(project / "body.fifo")
+
+    done = _set_intro(project, "--from-file", "body.fifo")
+
+    line = assert_one_line_failure(done, EXIT_USAGE)
+    assert "body.fifo: a FIFO, not a regular file; it was not read" in line
 
 
 def test_repl_input_that_is_not_utf8_is_one_line_with_status_65(tmp_path: Path) -> None:

@@ -78,12 +78,13 @@ def test_every_key_is_read(tmp_path: Path) -> None:
     write_table(
         tmp_path,
         'prompts = ["myapp.prompts:review"]\nprovider = "openai"\nmodel = "qwen2.5-coder"\n'
-        'base_url = "http://127.0.0.1:8000/v1"\nstructured_output = "prompt"\n',
+        'base_url = "http://127.0.0.1:8000/v1"\nstructured_output = "prompt"\n'
+        'app = "myapp.main:app"\n',
     )
 
     config = find_project_config(tmp_path)
 
-    assert config.prompts == ("myapp.prompts:review",)
+    assert (config.prompts, config.app) == (("myapp.prompts:review",), "myapp.main:app")
     assert (config.provider, config.model, config.base_url, config.structured_output) == (
         "openai",
         "qwen2.5-coder",

@@ -65,6 +65,15 @@ adapter.evaluate(repo_review, session=Session())
 adapter.evaluate(plain, session=Session(), deps=Repo("flask"))
 annotated: Prompt[Review] = repo_review
 adapter.evaluate(annotated, session=Session(), deps=Repo("flask"))
+bound = promptkit.App(adapter=adapter, deps=Repo("flask"))
+reveal_type(bound)
+bound.evaluate(repo_review)
+bound.evaluate(repo_review, deps=Repo("django"))
+bound.evaluate(plain)
+bound.evaluate(repo_review, deps="oops")
+promptkit.App(adapter=adapter).evaluate(repo_review)
+promptkit.App(adapter=adapter, deps="oops").evaluate(repo_review)
+promptkit.App.from_project(deps=Repo("flask")).evaluate(repo_review)
 """
 
 
@@ -175,9 +184,34 @@ def test_forgotten_deps_of_a_prompt_that_needs_them_are_a_type_error(
     assert FORGOTTEN_DEPS in mypy_report
 
 
+APP_WRONG_DEPS = (
+    'error: Cannot infer value of type parameter "DepsT" of "evaluate" of "App"  [misc]'
+)
+APP_WITHOUT_THE_PROMPTS_DEPS = (
+    'error: Argument 1 to "evaluate" of "App" has incompatible type "Prompt[Review, Repo]";'
+    ' expected "Prompt[Review, None]"  [arg-type]'
+)
+
+
+def test_an_app_is_typed_by_the_deps_it_binds(mypy_report: list[str]) -> None:
+    assert 'note: Revealed type is "promptkit.app._app.App[user_code.Repo]"' in mypy_report
+
+
+def test_deps_of_the_wrong_type_through_an_app_are_a_type_error(mypy_report: list[str]) -> None:
+    assert APP_WRONG_DEPS in mypy_report
+
+
+def test_an_app_without_deps_of_the_prompts_type_is_a_type_error_unless_the_call_passes_them(
+    mypy_report: list[str],
+) -> None:
+    # Once for an app binding none, once for an app binding deps of another type.
+    assert mypy_report.count(APP_WITHOUT_THE_PROMPTS_DEPS) == 2
+
+
 def test_the_user_file_has_no_other_type_error(mypy_report: list[str]) -> None:
-    """The right deps pass, and so does anything for a prompt annotated without a deps type
-    (`Prompt[Review]` keeps meaning what it meant before deps were typed)."""
+    """The right deps pass (given to the call, or bound in the app), and so does anything for a
+    prompt annotated without a deps type (`Prompt[Review]` keeps meaning what it meant before
+    deps were typed)."""
     assert [line for line in mypy_report if line.startswith("error")] == [
         'error: Module has no attribute "WorkspaceDigestSectoin"  [attr-defined]',
         MISSPELT_OPTION,
@@ -186,4 +220,7 @@ def test_the_user_file_has_no_other_type_error(mypy_report: list[str]) -> None:
         WRONG_DEPS,
         FORGOTTEN_DEPS,
         WRONG_DEPS,
+        APP_WRONG_DEPS,
+        APP_WITHOUT_THE_PROMPTS_DEPS,
+        APP_WITHOUT_THE_PROMPTS_DEPS,
     ]

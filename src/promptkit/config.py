@@ -5,6 +5,7 @@
 overrides = "overrides"          # the overrides folder, or a postgresql:// URL
 tag = "latest"                   # the tag the project serves; other tags fall back to its digest
 prompts = ["myapp.prompts:review_prompt"]
+app = "myapp.main:app"           # the application's binding (a promptkit.App), for --app
 state = ".promptkit"             # the session state folder, or a postgresql:// URL
 workspace = "."                  # the repository the workspace commands work on
 provider = "auto"                # auto, openai, anthropic or static
@@ -62,7 +63,9 @@ class ProjectConfig:
     uses whatever tag a command is given. `prompts` are prompt references
     (`package.module:attr`) for the commands that check every prompt. `provider`, `model`,
     `base_url` and `structured_output` choose the model as `--provider`, `--model`,
-    `--base-url` and `--structured-output` do.
+    `--base-url` and `--structured-output` do. `app` names the application's binding
+    (`package.module:attr` of a `promptkit.App`, or a function returning one) the commands
+    run with, as `--app` does.
     """
 
     root: Path
@@ -76,6 +79,7 @@ class ProjectConfig:
     model: str | None = None
     base_url: str | None = None
     structured_output: str = "native"
+    app: str | None = None
     project_tag: str = ""
 
     def __post_init__(self) -> None:
@@ -136,6 +140,7 @@ def command_config(
     model: str | None = None,
     base_url: str | None = None,
     structured_output: str | None = None,
+    app: str | None = None,
 ) -> ProjectConfig:
     """The project configuration a command runs with: `[tool.promptkit]` of the project found
     from `start` (default: the workspace when given, else the current folder), with each
@@ -151,6 +156,7 @@ def command_config(
         model=model,
         base_url=base_url,
         structured_output=structured_output,
+        app=app,
     )
 
 
@@ -229,6 +235,11 @@ def _prompts(value: object) -> object:
     return tuple(value)
 
 
+def _reference(value: object) -> object:
+    text = _text(value)
+    return text if text is not None and ":" in text else None
+
+
 def _url(value: object) -> object:
     text = _text(value)
     return text if text is not None and text.startswith(("http://", "https://")) else None
@@ -242,6 +253,7 @@ _CHECKS: dict[str, tuple[Callable[[object], object], str]] = {
         'a list of prompt references such as ["myapp.prompts:review_prompt"]',
     ),
     "state": (_text, "a folder or a database URL, as text"),
+    "app": (_reference, 'a reference to the application\'s App, such as "myapp.main:app"'),
     "workspace": (_text, "a folder, as text"),
     "provider": (_one_of(PROVIDERS), f"one of {', '.join(PROVIDERS)}"),
     "model": (_text, "a model name, as text"),

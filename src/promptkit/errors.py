@@ -233,9 +233,21 @@ class ModelRefusalError(ModelOutputError):
 
 
 class DigestRejectedError(ModelOutputError):
-    """The optimizer answered, but its digest was refused (empty, or holding what looks like a
-    credential); nothing was stored. `response` is the optimizer's `PromptResponse` for an empty
-    digest, and None for one refused for a credential, so the error never carries it."""
+    """The optimizer answered, but its digest was refused before anything was stored: empty,
+    holding what looks like a credential, cut off at the reply cap, or not a digest of the
+    workspace by the digest gate (JSON, a schema, the prompt's own text, over the budget, or not
+    grounded in the workspace). The message says why.
+
+    `response` is the optimizer's `PromptResponse`, and None for a digest refused for a
+    credential, so the error never carries it. `grounding` is the gate's
+    `promptkit.optimize.Grounding` of the refused digest (None when the gate did not judge it).
+    """
+
+    def __init__(
+        self, message: str, *, response: object | None = None, grounding: object | None = None
+    ) -> None:
+        super().__init__(message, response=response)
+        self.grounding = grounding
 
 
 class InputFileError(UsageError, OSError):

@@ -3,14 +3,14 @@
 options win."""
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import openai
 import pytest
 from pydantic import BaseModel
 
-from promptkit import App, MarkdownSection, Prompt, TextSection, Tool, ToolContext, ToolResult
+from promptkit import App, MarkdownSection, Prompt, TextSection
 from promptkit.adapters import (
     ModelPrice,
     ModelSettings,
@@ -24,22 +24,11 @@ from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, Reply, ToolCall, Usage
 
-
-@dataclass(frozen=True)
-class Shelf:
-    counts: dict[str, int]
-
-
-class Item(BaseModel):
-    name: str
+from ..stock import Shelf, count_tool
 
 
 class Count(BaseModel):
     count: int
-
-
-def count(params: Item, context: ToolContext[Shelf]) -> ToolResult:
-    return ToolResult(message=str(context.deps.counts[params.name]))
 
 
 PROMPT: Prompt[Count, Shelf] = Prompt(
@@ -51,7 +40,7 @@ PROMPT: Prompt[Count, Shelf] = Prompt(
             title="Task",
             key="task",
             template="Count the bolts.",
-            tools=(Tool(name="count", description="Stock.", params_type=Item, handler=count),),
+            tools=(count_tool(),),
         ),
     ),
     output_type=Count,
@@ -64,7 +53,7 @@ def client_of(server: FakeProviderServer) -> openai.OpenAI:
     return openai.OpenAI(api_key="sk-test-app", base_url=server.openai_base_url, max_retries=0)
 
 
-def app_of(server: FakeProviderServer, tmp_path: Path, **binding: object) -> App:
+def app_of(server: FakeProviderServer, tmp_path: Path, **binding: object) -> App[Shelf]:
     adapter = OpenAIAdapter(model="gpt-4.1-mini", client=client_of(server))
     store = LocalPromptOverridesStore(tmp_path / "overrides")
     binding.setdefault("deps", SHELF)
@@ -193,7 +182,7 @@ def test_aevaluate_and_astream_pass_the_binding_on(
 def test_an_app_without_a_model_renders_but_a_call_says_how_to_configure_one(
     tmp_path: Path,
 ) -> None:
-    app = App(overrides=LocalPromptOverridesStore(tmp_path / "overrides"))
+    app = App(overrides=LocalPromptOverridesStore(tmp_path / "overrides"), deps=SHELF)
 
     assert "You count the stock." in app.render(PROMPT).text
     with pytest.raises(ProviderError, match="has no model"):

@@ -1,6 +1,7 @@
 """Every command reads the project's `[tool.promptkit]` table the same way: run from a folder
 deep inside the project with no option at all, each finds the same overrides folder, tag,
-state folder and workspace, and so the same digest.
+state folder and workspace, and so the same digest, and runs the application the table names
+(`app`, bound from the same table).
 
 The project keeps its overrides, state and repository in folders of its own (none of them the
 current folder), serves the tag `prod`, and lists its prompt; a GLOBAL optimize writes the
@@ -24,7 +25,7 @@ from ..conftest import REPO_FILES, committed_repo, offline_env, run_promptkit
 from ..mcp_protocol.conftest import within
 
 PROMPTS_MODULE = """
-from promptkit import Prompt, Session, TextSection, WorkspaceDigestSection
+from promptkit import App, Prompt, Session, TextSection, WorkspaceDigestSection
 
 
 def review(session: Session, workspace: object) -> Prompt[None]:
@@ -36,6 +37,9 @@ def review(session: Session, workspace: object) -> Prompt[None]:
             WorkspaceDigestSection(session=session),
         ),
     )
+
+
+app = App.from_project()
 """
 
 TABLE = """
@@ -45,6 +49,7 @@ tag = "prod"
 state = "ops/state"
 workspace = "repo"
 prompts = ["shop_prompts:review"]
+app = "shop_prompts:app"
 provider = "static"
 """
 

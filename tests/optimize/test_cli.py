@@ -236,7 +236,7 @@ def test_live_progress_redraws_a_status_line_between_tool_calls() -> None:
     progress.end_status()
 
     assert stream.getvalue().count("\r\x1b[K") == 2
-    assert "working..." in stream.getvalue()
+    assert "waiting for the model: 0 replies" in stream.getvalue()
 
 
 @pytest.fixture
@@ -352,6 +352,7 @@ def test_a_model_run_whose_prompt_mounts_another_folder_describes_that_folder(
     (tmp_path / "src_prompts.py").write_text(FACTORY_MODULE, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     prompt = ("--prompt", "src_prompts:of_src", "--state-dir", str(tmp_path / "state"))
+    digest_server.respond_with(lambda request: Reply.json({"digest": "## Layout\n- `demo/`"}))
 
     assert main(["optimize", str(repo), *served_model(digest_server), *prompt]) == 0
 

@@ -20,7 +20,6 @@ from promptkit.digest import (
 from promptkit.errors import (
     DigestRejectedError,
     ModelRefusalError,
-    OutputTruncatedError,
     ProviderServerError,
 )
 from promptkit.optimize import OptimizationScope
@@ -85,7 +84,7 @@ def caller(tmp_path: Path, repo: Path) -> Iterator[Caller]:
     state.attachment.close()
 
 
-FAILURES = {
+FAILURES: dict[str, tuple[tuple[Reply, ...], type[Exception]]] = {
     "provider-500-mid-loop": (
         (
             Reply.tool_calls(ToolCall("vfs_list_directory", {"path": "/"})),
@@ -134,7 +133,7 @@ def test_unwritable_output_dir_leaves_the_optimizations_own_error_to_the_caller(
         openai_adapter.optimize(caller.prompt, session=caller.session, output_dir=not_a_directory)
 
     failed = [log for log in logs if log["event"] == "execution_record_failed"]
-    assert [log["output_dir"] for log in failed] == [str(not_a_directory)]
+    assert {log["output_dir"] for log in failed} == {str(not_a_directory)}
 
 
 def test_global_write_failing_half_way_puts_back_the_shared_digest(
@@ -153,7 +152,7 @@ def test_global_write_failing_half_way_puts_back_the_shared_digest(
     own_lock = own_lock.with_name(own_lock.name + ".lock")
     own_lock.unlink()
     own_lock.mkdir()
-    server.enqueue(Reply.json({"digest": "## Layout\n- a fresh digest"}))
+    server.enqueue(Reply.json({"digest": "## Layout\n- `src/demo/`: a fresh digest"}))
     before = caller.files()
     stored_before = caller.overrides.resolve(caller.prompt.descriptor, "latest")
 
@@ -175,7 +174,7 @@ def test_global_write_failing_on_a_new_override_file_removes_it(
     overrides = LocalPromptOverridesStore(tmp_path / "overrides")
     shared_lock = tmp_path / "overrides" / "_shared" / "workspace-digest" / "latest.toml.lock"
     shared_lock.mkdir(parents=True)
-    server.enqueue(Reply.json({"digest": "## Layout\n- a fresh digest"}))
+    server.enqueue(Reply.json({"digest": "## Layout\n- `src/demo/`: a fresh digest"}))
 
     with pytest.raises(OSError):
         openai_adapter.optimize(
@@ -189,10 +188,10 @@ def test_global_write_failing_on_a_new_override_file_removes_it(
     assert not overrides.prompt_file(prompt.ns, prompt.key, "latest").exists()
 
 
-CUT_SHORT = {
+CUT_SHORT: dict[str, tuple[Reply, type[Exception]]] = {
     "truncated": (
         Reply.truncated(Reply.text('{"digest": "## Layout\\n- src/ holds the code; run make te')),
-        OutputTruncatedError,
+        DigestRejectedError,
     ),
     "refused": (Reply.refusal("I can't describe this repository."), ModelRefusalError),
 }

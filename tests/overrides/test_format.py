@@ -186,3 +186,12 @@ def test_any_body_reads_back_as_written_with_lf_line_endings(tmp_path_factory, b
     store.set_section_override(prompt, path="intro", body=body)
 
     assert stored(store, prompt).sections[("intro",)].body == body.replace("\r\n", "\n")
+
+
+def test_a_body_holding_bytes_that_were_not_utf8_is_refused_and_nothing_written(
+    store: LocalPromptOverridesStore, prompt: Prompt[None]
+) -> None:
+    with pytest.raises(OverridesError, match="lone surrogate at character 3"):
+        store.set_section_override(prompt, path="intro/tone", body="caf\udce9 au lait")
+
+    assert not store.prompt_file("reviewer", "code-review").exists()

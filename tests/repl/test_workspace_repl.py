@@ -6,13 +6,15 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
+from pydantic import BaseModel
 
+from promptkit import App, Tool, ToolContext, ToolResult
 from promptkit.adapters import OpenAIAdapter
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.errors import PromptValidationError
@@ -20,7 +22,7 @@ from promptkit.optimize import WriterChoice, choose_digest_writer
 from promptkit.overrides import LocalPromptOverridesStore
 from promptkit.prompt import MarkdownSection, Prompt, TextSection
 from promptkit.repl import ReplSetup, WorkspaceRepl
-from promptkit.session import SessionStore
+from promptkit.session import Session, SessionStore
 from promptkit.testing import FakeProviderServer, Reply, ToolCall
 
 from ..conftest import REPO_ROOT, run_promptkit
@@ -228,6 +230,53 @@ def test_ask_with_params_that_do_not_validate_fails_that_command_only(
     assert "params Ticket: title: Field required" in err.getvalue()
     assert repl.failures == 1
     assert server.request_count == 0
+
+
+@dataclass(frozen=True)
+class Board:
+    owners: dict[str, str]
+
+
+class Area(BaseModel):
+    name: str
+
+
+def owner(params: Area, context: ToolContext[Board]) -> ToolResult:
+    return ToolResult(message=context.deps.owners[params.name])
+
+
+def owners_prompt(session: Session, workspace: Path) -> Prompt[None, Board]:
+    return Prompt(
+        ns="tests",
+        key="owners",
+        sections=(
+            MarkdownSection(
+                title="Task",
+                key="task",
+                template="Say who owns an area.",
+                tools=(Tool(name="owner", description="Owner.", params_type=Area, handler=owner),),
+            ),
+            WorkspaceDigestSection(session=session),
+        ),
+        deps_type=Board,
+    )
+
+
+def test_ask_passes_the_apps_deps_to_the_prompts_tools(
+    repo: Path, state_dir: Path, server: FakeProviderServer, openai_choice: WriterChoice
+) -> None:
+    server.enqueue(Reply.tool_calls(ToolCall("owner", {"name": "billing"})), Reply.text("Ana"))
+    setup = replace(
+        setup_for(repo, state_dir, openai_choice, owners_prompt),
+        app=App(deps=Board({"billing": "Ana"})),
+    )
+    repl, _, err = open_repl(setup)
+
+    with repl:
+        repl.onecmd("ask who owns billing?")
+
+    assert err.getvalue() == ""
+    assert "Ana" in str(server.requests[1].body["input"][-1])
 
 
 class _Pieces(io.StringIO):

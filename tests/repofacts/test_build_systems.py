@@ -495,3 +495,24 @@ def test_a_projects_own_test_scripts_that_ci_runs_are_named(tmp_path: Path) -> N
     assert "- Test: `./bin/doctest` (bin/; CI runs it)" in commands
     # Three spellings of pytest take one line, not the places of the project's own scripts.
     assert commands.count("`pytest ") == 1
+
+
+def test_the_tasks_a_gradle_build_registers_run_through_its_wrapper(tmp_path: Path) -> None:
+    files = {
+        **GRADLE,
+        "build.gradle.kts": (
+            'plugins { id("com.diffplug.spotless") }\n'
+            'tasks.register<Test>("integrationTest") { }\n'
+            "val lintDocs by tasks.registering { }\n"
+            'tasks.named("test") { }\n'
+        ),
+    }
+
+    commands = {
+        command.command: command.purpose
+        for command in scan_workspace(committed_repo(tmp_path / "shop", files)).commands
+    }
+
+    assert commands["./gradlew integrationTest"] == "test"
+    assert commands["./gradlew lintDocs"] == "lint"
+    assert "./gradlew test" in commands

@@ -223,3 +223,32 @@ def test_an_applications_console_runs_through_php(tmp_path: Path) -> None:
     commands = commands_of(committed_repo(tmp_path / "apps", files))
 
     assert {"php bin/console", "cd shop && php artisan"} <= set(commands)
+
+
+def test_a_gems_executables_run_through_bundler(tmp_path: Path) -> None:
+    files = {
+        "Gemfile": 'source "https://rubygems.org"\ngemspec\n',
+        "linter.gemspec": 'Gem::Specification.new do |spec|\n  spec.name = "linter"\nend\n',
+        "exe/rubocop": "#!/usr/bin/env ruby\n",
+        "exe/linter-server": "#!/usr/bin/env ruby\n",
+        "exe/README.md": "# Executables\n",
+    }
+
+    facts = scan_workspace(committed_repo(tmp_path / "linter", files))
+
+    purposes = {c.command: c.purpose for c in facts.commands if c.command.startswith("bundle")}
+    assert purposes == {"bundle exec rubocop": "lint", "bundle exec linter-server": "other"}
+
+
+def test_a_bazel_workspace_offers_no_other_tools_inferred_commands(tmp_path: Path) -> None:
+    files = {
+        "MODULE.bazel": 'module(name = "futility")\n',
+        "go.mod": "module example.com/futility\n\ngo 1.23\n",
+        "cmd/tool/main.go": "package main\n",
+        "pyproject.toml": "[project]\nname = 'scripts'\n[tool.pytest.ini_options]\n",
+        CI: workflow("bazel test //...", "pytest scripts/"),
+    }
+
+    commands = commands_of(committed_repo(tmp_path / "futility", files))
+
+    assert set(commands) == {"bazel test //...", "pytest scripts/", "bazel build //..."}

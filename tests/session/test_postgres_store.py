@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -63,6 +64,24 @@ with PostgresSessionStore(url) as store:
 def pg_store(database_url: str) -> Iterator[PostgresSessionStore]:
     with PostgresSessionStore(database_url) as store:
         yield store
+
+
+def _start_worker(
+    store: PostgresSessionStore, url: str, workspace: Path, name: str, turns: int, **options: Any
+) -> subprocess.Popen[str]:
+    """A WORKER process keeping `turns` turns in the session "shared" (stored first if new)."""
+    script = workspace / "worker.py"
+    if not script.exists():
+        with store.attach(Session(session_id="shared"), workspace):
+            pass
+        script.write_text(WORKER, encoding="utf-8")
+    return subprocess.Popen(
+        [sys.executable, str(script), url, str(workspace), name, str(turns)], text=True, **options
+    )
+
+
+def _shared_texts(store: PostgresSessionStore, workspace: Path) -> list[str]:
+    return [m.text for m in conversation_messages(store.load(workspace, "shared"), "chat")]
 
 
 def _notes(count: int, session_id: str = "notes") -> Session:
@@ -198,21 +217,14 @@ def test_a_conversation_turn_is_one_stored_event(
 def test_turns_appended_by_four_processes_are_ordered_whole_and_none_lost(
     pg_store: PostgresSessionStore, database_url: str, tmp_path: Path
 ) -> None:
-    with pg_store.attach(Session(session_id="shared"), tmp_path):
-        pass
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER, encoding="utf-8")
     turns = 12
     workers = [
-        subprocess.Popen(
-            [sys.executable, str(script), database_url, str(tmp_path), f"w{n}", str(turns)],
-            stdout=subprocess.DEVNULL,
-        )
+        _start_worker(pg_store, database_url, tmp_path, f"w{n}", turns, stdout=subprocess.DEVNULL)
         for n in range(4)
     ]
     assert [worker.wait(timeout=240) for worker in workers] == [0] * 4
 
-    texts = [m.text for m in conversation_messages(pg_store.load(tmp_path, "shared"), "chat")]
+    texts = _shared_texts(pg_store, tmp_path)
     pairs = list(zip(texts[::2], texts[1::2], strict=True))
     assert all(answer == f"answer {question}" for question, answer in pairs)
     assert sorted(question for question, _ in pairs) == sorted(
@@ -226,21 +238,13 @@ def test_turns_appended_by_four_processes_are_ordered_whole_and_none_lost(
 def test_a_worker_killed_mid_turn_leaves_only_whole_turns(
     pg_store: PostgresSessionStore, database_url: str, tmp_path: Path
 ) -> None:
-    with pg_store.attach(Session(session_id="shared"), tmp_path):
-        pass
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER, encoding="utf-8")
-    worker = subprocess.Popen(
-        [sys.executable, str(script), database_url, str(tmp_path), "k", "100000"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    worker = _start_worker(pg_store, database_url, tmp_path, "k", 100_000, stdout=subprocess.PIPE)
     assert worker.stdout is not None
     for _ in range(3):  # a few turns acknowledged, then killed wherever it is
         worker.stdout.readline()
     os.kill(worker.pid, signal.SIGKILL)
     worker.wait(timeout=60)
 
-    texts = [m.text for m in conversation_messages(pg_store.load(tmp_path, "shared"), "chat")]
+    texts = _shared_texts(pg_store, tmp_path)
     assert len(texts) % 2 == 0 and len(texts) >= 6
     assert all(a == f"answer {q}" for q, a in zip(texts[::2], texts[1::2], strict=True))

@@ -2,18 +2,18 @@
 script can make tool calls, which run the application's tools, and check their results."""
 
 import os
-from dataclasses import dataclass
 
 import anthropic
 import openai
 import pytest
-from pydantic import BaseModel
 
-from promptkit import MarkdownSection, Prompt, Tool, ToolContext, ToolResult
+from promptkit import MarkdownSection, Prompt
 from promptkit.adapters import AnthropicAdapter, OpenAIAdapter, WireAdapter
 from promptkit.errors import ProviderError
 from promptkit.session import Session
 from promptkit.testing import FakeProviderServer, ReplyScriptError, load_reply_script
+
+from ..stock import Item, Shelf, count_tool
 
 SCRIPT = """\
 rules:
@@ -91,19 +91,6 @@ def test_a_reply_script_that_is_a_fifo_is_refused_without_waiting(tmp_path):
         load_reply_script(path)
 
 
-@dataclass(frozen=True)
-class Shelf:
-    counts: dict[str, int]
-
-
-class Item(BaseModel):
-    name: str
-
-
-def count(params: Item, context: ToolContext[Shelf]) -> ToolResult:
-    return ToolResult(message=str(context.deps.counts[params.name]))
-
-
 STOCK: Prompt[None, Shelf] = Prompt(
     ns="tests/script",
     key="stock",
@@ -112,7 +99,7 @@ STOCK: Prompt[None, Shelf] = Prompt(
             title="Task",
             key="task",
             template="Count the bolts.",
-            tools=(Tool(name="count", description="Stock.", params_type=Item, handler=count),),
+            tools=(count_tool(),),
         ),
     ),
     deps_type=Shelf,

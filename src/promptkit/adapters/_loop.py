@@ -41,7 +41,7 @@ from promptkit.prompt import (
     RenderedPrompt,
     parse_structured_output,
 )
-from promptkit.session import Session, ToolInvoked
+from promptkit.session import ModelReplied, Session, ToolInvoked
 
 _log = get_logger("promptkit.adapters")
 
@@ -153,6 +153,18 @@ def tool_loop(
         tally.usage += turn.usage
         tally.reported_model = turn.model or tally.reported_model
         tally.messages.append(_assistant_message(turn))
+        session.dispatch(
+            ModelReplied(
+                prompt_ns=rendered.ns,
+                prompt_key=rendered.key,
+                request=tally.requests,
+                input_tokens=turn.usage.input_tokens,
+                output_tokens=turn.usage.output_tokens,
+                tool_calls=len(turn.tool_calls),
+                finish_reason=turn.finish_reason,
+                replied_at=deadline.clock.now(),
+            )
+        )
         if not turn.tool_calls:
             # A truncated or refused answer is reported as such by the caller; asking again
             # would only repeat it.

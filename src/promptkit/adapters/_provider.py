@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 # The workspace digest specification's `optimize` default; `OptimizationScope` is a StrEnum,
 # so the plain value equals it.
 _SESSION_SCOPE = "session"
-# promptkit.optimize.DEFAULT_OPTIMIZE_TOOL_ROUNDS, repeated so the signature shows it
-# without importing the workflow; a test keeps the two equal.
+# promptkit.optimize.DEFAULT_OPTIMIZE_TOOL_ROUNDS and DEFAULT_OPTIMIZE_DEADLINE, repeated so
+# the signature shows them without importing the workflow; a test keeps them equal.
 _OPTIMIZE_TOOL_ROUNDS = 32
+_OPTIMIZE_DEADLINE = 900.0
 
 OutputT = TypeVar("OutputT")
 DepsT = TypeVar("DepsT")
@@ -147,13 +148,15 @@ class ProviderAdapter(ABC):
         overrides_tag: str | None = None,
         session: SessionProtocol,
         optimization_session: Session | None = None,
-        deadline: float | timedelta | None = None,
+        deadline: float | timedelta | None = _OPTIMIZE_DEADLINE,
         max_tool_rounds: int = _OPTIMIZE_TOOL_ROUNDS,
         output_dir: str | Path | None = None,
         overwrite_operator: bool = False,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         leave_out: Sequence[str | os.PathLike[str]] = (),
+        gate: bool = True,
+        fallback_static: bool = False,
     ) -> OptimizationResult:
         """Have this adapter's model write the workspace digest of `prompt` and store it (as the
         workspace digest specification puts it on the adapter);
@@ -165,10 +168,13 @@ class ProviderAdapter(ABC):
         shared override of its section key (the prompt's own override where the store has no
         shared sections) and clears the session's digest; it refuses to replace a digest an
         operator wrote unless `overwrite_operator=True`. The run happens on
-        `optimization_session` (default: a new Session); `deadline` and `max_tool_rounds` bound
-        it as for `evaluate`, and `output_dir` receives `manifest.json`,
-        `workspace.manifest.json` and `digest.md`. `include`, `exclude` and `leave_out` narrow
-        what the digest describes (see `optimize_workspace_digest`).
+        `optimization_session` (default: a new Session); `deadline` (900 s unless given, None
+        for none) and `max_tool_rounds` bound it as for `evaluate`, and `output_dir` receives
+        `manifest.json`, `workspace.manifest.json` and `digest.md`. `include`, `exclude` and
+        `leave_out` narrow what the digest describes. The digest gate refuses what is not a
+        digest of the workspace (`DigestRejectedError`) unless `gate=False`; with
+        `fallback_static=True` the static digest is stored instead (see
+        `optimize_workspace_digest`).
         """
         # The seed puts optimize on the adapter, but the workflow builds on adapters (and on
         # digests, workspaces and overrides, which adapters know nothing of): it is imported
@@ -190,4 +196,6 @@ class ProviderAdapter(ABC):
             include=include,
             exclude=exclude,
             leave_out=leave_out,
+            gate=gate,
+            fallback_static=fallback_static,
         )

@@ -26,6 +26,10 @@ from promptkit.secrets import redact_secrets, redact_value
 _log = get_logger("promptkit.adapters")
 
 MANIFEST_NAME = "manifest.json"
+# What an error that carries no message of its own stands for, in a manifest.
+_WITHOUT_MESSAGE: dict[type[BaseException], str] = {
+    KeyboardInterrupt: "interrupted (Ctrl-C) before the run ended",
+}
 
 Status = Literal["completed", "failed", "running"]
 Outcome = Literal["success", "failure", "needs_human"]
@@ -101,7 +105,7 @@ def write_failure_record(
                 duration_s=duration_s,
                 artifacts=write_artifacts(),
                 metadata=metadata,
-                error=f"{type(error).__name__}: {error}",
+                error=f"{type(error).__name__}: {error or _WITHOUT_MESSAGE.get(type(error), '')}",
             ),
         )
     except OSError as write_error:

@@ -20,12 +20,16 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, Unpack, cast, overload
+
+# A default lets `App()` without deps be `App[None]` (PEP 696).
+from typing_extensions import TypeVar as DefaultedTypeVar
 
 from promptkit._names import is_valid_key
 from promptkit.adapters import (
     DEFAULT_OVERRIDES_TAG,
     CallOptions,
+    CallOptionsWithDeps,
     ModelSettings,
     PriceTable,
     PromptResponse,
@@ -36,8 +40,13 @@ from promptkit.adapters import (
     model_configured,
 )
 from promptkit.config import ProjectConfig, find_project_config
-from promptkit.discovery import overrides_store_of, session_store_of, use_project
-from promptkit.errors import ArgumentTypeError, ProviderError
+from promptkit.discovery import (
+    import_reference,
+    overrides_store_of,
+    session_store_of,
+    use_project,
+)
+from promptkit.errors import ArgumentTypeError, ConfigError, PromptkitError, ProviderError
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt, RenderedPrompt
 from promptkit.session import Session, SessionProtocol, SessionStoreProtocol
@@ -46,10 +55,12 @@ if TYPE_CHECKING:
     from promptkit.optimize import DigestWriter, OptimizationResult, OptimizationScope
 
 OutputT = TypeVar("OutputT")
+DepsT = TypeVar("DepsT")
+AppDepsT = DefaultedTypeVar("AppDepsT", default=None)
 
 
 @dataclass(frozen=True, kw_only=True)
-class App:
+class App(Generic[AppDepsT]):
     """An application's binding: see the module doc.
 
     `adapter` runs the prompts (None for an application that only renders and optimizes
@@ -57,7 +68,12 @@ class App:
     overrides every render applies; `sessions` keeps sessions across processes (the CLI's
     workspace commands and the REPL use it); `settings` and `prices` apply to every call on
     top of the adapter's own; `deps` is the value tool handlers get when a call passes none.
-    Change one with `dataclasses.replace(app, tag="candidate")`.
+
+    An app is typed by the deps it binds (`App[Repo]`, inferred from `deps=`): a type checker
+    then rejects a call of a prompt whose tools read other deps unless the call passes its own,
+    and deps of the wrong type (`App(deps="oops")`) wherever they meet a prompt's. Change a
+    binding with `dataclasses.replace(app, tag="candidate")`, or `with_deps` to bind deps of
+    another type.
     """
 
     adapter: ProviderAdapter | None = None
@@ -66,29 +82,69 @@ class App:
     sessions: SessionStoreProtocol | None = None
     settings: ModelSettings | None = None
     prices: PriceTable | None = None
-    deps: Any = None
+    deps: AppDepsT = None  # type: ignore[assignment]  # App[None] unless deps are bound
+
+    @overload
+    @classmethod
+    def from_project(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+    ) -> App[None]: ...
+
+    @overload
+    @classmethod
+    def from_project(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        deps: DepsT,
+        environ: Mapping[str, str] | None = None,
+    ) -> App[DepsT]: ...
 
     @classmethod
     def from_project(
-        cls, path: str | os.PathLike[str] | None = None, *, environ: Mapping[str, str] | None = None
-    ) -> App:
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        deps: Any = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> App[Any]:
         """The binding the project at or above `path` (default: the current folder) configures
-        in `[tool.promptkit]` (`from_config`); ConfigError for a table that cannot be used."""
-        return cls.from_config(find_project_config(path), environ=environ)
+        in `[tool.promptkit]` (`from_config`), with `deps`; ConfigError for a table that cannot
+        be used."""
+        return cls.from_config(find_project_config(path), deps=deps, environ=environ)
+
+    @overload
+    @classmethod
+    def from_config(
+        cls, config: ProjectConfig, *, environ: Mapping[str, str] | None = None
+    ) -> App[None]: ...
+
+    @overload
+    @classmethod
+    def from_config(
+        cls, config: ProjectConfig, *, deps: DepsT, environ: Mapping[str, str] | None = None
+    ) -> App[DepsT]: ...
 
     @classmethod
-    def from_config(cls, config: ProjectConfig, *, environ: Mapping[str, str] | None = None) -> App:
+    def from_config(
+        cls, config: ProjectConfig, *, deps: Any = None, environ: Mapping[str, str] | None = None
+    ) -> App[Any]:
         """The binding `config` says: its overrides store and tag, its session store, and the
         adapter of its provider, model, base URL and structured-output mode, chosen from
         `environ` (default `os.environ`) as `promptkit optimize` chooses; no adapter for the
         `static` provider, nor for `auto` when no model is configured (a call then says how to
-        configure one). A named provider without its key is a ProviderAuthenticationError."""
+        configure one). A named provider without its key is a ProviderAuthenticationError.
+        `deps` are the application's deps (typed: `App[Deps]`)."""
         use_project(config)
-        return cls(
+        return App(
             adapter=_configured_adapter(config, os.environ if environ is None else environ),
             overrides=overrides_store_of(config),
             tag=config.tag,
             sessions=session_store_of(config),
+            deps=deps,
         )
 
     def __post_init__(self) -> None:
@@ -122,9 +178,9 @@ class App:
             )
         return self.adapter
 
-    def call_options(self, options: CallOptions) -> CallOptions:
+    def call_options(self, options: CallOptions[Any]) -> CallOptions[Any]:
         """`options` of one call completed with what the app binds; the call's own win."""
-        bound: CallOptions = {"overrides_store": self.overrides, "overrides_tag": self.tag}
+        bound: CallOptions[Any] = {"overrides_store": self.overrides, "overrides_tag": self.tag}
         if self.settings is not None:
             bound["settings"] = self.settings
         if self.prices is not None:
@@ -138,48 +194,156 @@ class App:
 
     # -- running prompts ------------------------------------------------------------------------
 
+    @overload
     def evaluate(
         self,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, None],
         *params: Any,
         session: Session | None = None,
-        **options: Unpack[CallOptions],
+        **options: Unpack[CallOptions[None]],
+    ) -> PromptResponse[OutputT]: ...
+
+    @overload
+    def evaluate(
+        self: App[DepsT],
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions[DepsT]],
+    ) -> PromptResponse[OutputT]: ...
+
+    @overload
+    def evaluate(
+        self,
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptionsWithDeps[DepsT]],
+    ) -> PromptResponse[OutputT]: ...
+
+    def evaluate(
+        self,
+        prompt: Prompt[OutputT, Any],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions[Any]],
     ) -> PromptResponse[OutputT]:
         """`ProviderAdapter.evaluate` with the app's binding; a new Session unless given one."""
         return self.model_adapter.evaluate(
             prompt, *params, session=_session(session), **self.call_options(options)
         )
 
+    @overload
     async def aevaluate(
         self,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, None],
         *params: Any,
         session: Session | None = None,
-        **options: Unpack[CallOptions],
+        **options: Unpack[CallOptions[None]],
+    ) -> PromptResponse[OutputT]: ...
+
+    @overload
+    async def aevaluate(
+        self: App[DepsT],
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions[DepsT]],
+    ) -> PromptResponse[OutputT]: ...
+
+    @overload
+    async def aevaluate(
+        self,
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptionsWithDeps[DepsT]],
+    ) -> PromptResponse[OutputT]: ...
+
+    async def aevaluate(
+        self,
+        prompt: Prompt[OutputT, Any],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions[Any]],
     ) -> PromptResponse[OutputT]:
         """`evaluate` for asyncio."""
         return await self.model_adapter.aevaluate(
             prompt, *params, session=_session(session), **self.call_options(options)
         )
 
+    @overload
     def stream(
         self,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, None],
         *params: Any,
         session: Session | None = None,
-        **options: Unpack[CallOptions],
+        **options: Unpack[CallOptions[None]],
+    ) -> Iterator[StreamEvent[OutputT]]: ...
+
+    @overload
+    def stream(
+        self: App[DepsT],
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions[DepsT]],
+    ) -> Iterator[StreamEvent[OutputT]]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptionsWithDeps[DepsT]],
+    ) -> Iterator[StreamEvent[OutputT]]: ...
+
+    def stream(
+        self,
+        prompt: Prompt[OutputT, Any],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions[Any]],
     ) -> Iterator[StreamEvent[OutputT]]:
         """`evaluate` as it happens (see `WireAdapter.stream`)."""
         return self._streaming().stream(
             prompt, *params, session=_session(session), **self.call_options(options)
         )
 
+    @overload
     def astream(
         self,
-        prompt: Prompt[OutputT],
+        prompt: Prompt[OutputT, None],
         *params: Any,
         session: Session | None = None,
-        **options: Unpack[CallOptions],
+        **options: Unpack[CallOptions[None]],
+    ) -> AsyncIterator[StreamEvent[OutputT]]: ...
+
+    @overload
+    def astream(
+        self: App[DepsT],
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions[DepsT]],
+    ) -> AsyncIterator[StreamEvent[OutputT]]: ...
+
+    @overload
+    def astream(
+        self,
+        prompt: Prompt[OutputT, DepsT],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptionsWithDeps[DepsT]],
+    ) -> AsyncIterator[StreamEvent[OutputT]]: ...
+
+    def astream(
+        self,
+        prompt: Prompt[OutputT, Any],
+        *params: Any,
+        session: Session | None = None,
+        **options: Unpack[CallOptions[Any]],
     ) -> AsyncIterator[StreamEvent[OutputT]]:
         """`stream` for asyncio."""
         return self._streaming().astream(
@@ -198,17 +362,21 @@ class App:
         scope: OptimizationScope | str = "session",
         writer: DigestWriter | None = None,
         optimization_session: Session | None = None,
-        deadline: float | timedelta | None = None,
+        # promptkit.optimize.DEFAULT_OPTIMIZE_DEADLINE: the workflow is imported when called.
+        deadline: float | timedelta | None = 900.0,
         output_dir: str | Path | None = None,
         overwrite_operator: bool = False,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         leave_out: Sequence[str | os.PathLike[str]] = (),
+        gate: bool = True,
+        fallback_static: bool = False,
     ) -> OptimizationResult:
         """Write the workspace digest of `prompt` and store it in `session` (SESSION scope) or
         as the shared digest of the app's overrides and tag (GLOBAL scope), as
-        `promptkit.optimize.optimize_workspace_digest` does. `writer` defaults to the app's
-        model (`ModelDigestWriter`), or the offline static writer when the app has none."""
+        `promptkit.optimize.optimize_workspace_digest` does (with its deadline, digest gate and
+        `fallback_static`). `writer` defaults to the app's model (`ModelDigestWriter`), or the
+        offline static writer when the app has none."""
         from promptkit.optimize import optimize_workspace_digest
 
         return optimize_workspace_digest(
@@ -225,6 +393,8 @@ class App:
             include=include,
             exclude=exclude,
             leave_out=leave_out,
+            gate=gate,
+            fallback_static=fallback_static,
         )
 
     def digest_writer(self) -> DigestWriter:
@@ -236,6 +406,11 @@ class App:
         from promptkit.optimize import ModelDigestWriter
 
         return ModelDigestWriter(self.adapter)
+
+    def with_deps(self, deps: DepsT) -> App[DepsT]:
+        """This app with `deps` bound (of another type than its own, if need be)."""
+        untyped: App[Any] = self
+        return cast("App[DepsT]", dataclasses.replace(untyped, deps=deps))
 
     def with_tag(self, tag: str) -> Self:
         """This app serving the overrides of `tag`."""
@@ -269,3 +444,25 @@ def _session(session: Session | None) -> Session:
     if session is None:
         return Session()
     return session
+
+
+def load_app(reference: str) -> App[Any]:
+    """The application binding `reference` names (`package.module:attr`): an `App`, or a
+    function of no arguments that returns one (called now). ConfigError says what did not
+    resolve, as the command line reports it (`--app`, `[tool.promptkit] app`)."""
+    value = import_reference(reference, what="app", error=ConfigError)
+    if not isinstance(value, App) and callable(value):
+        try:
+            value = value()
+        except PromptkitError:
+            raise
+        except Exception as error:  # the application's own code failed; say so with its error
+            raise ConfigError(
+                f"app reference {reference!r}: calling it failed: {type(error).__name__}: {error}"
+            ) from error
+    if not isinstance(value, App):
+        raise ConfigError(
+            f"app reference {reference!r} is a {type(value).__name__}, not a promptkit App or a"
+            " function that returns one"
+        )
+    return value

@@ -61,17 +61,11 @@ def register(digest: argparse.ArgumentParser) -> None:
 
 def run_status(args: argparse.Namespace) -> int:
     """Resolve and print the digest status; returns the exit status."""
+    from promptkit.cli._options import bind_command_workspace
     from promptkit.digest import resolve_workspace_digest
-    from promptkit.discovery import bind_workspace
     from promptkit.repl import resolution_lines
 
-    bound = bind_workspace(
-        args.path,
-        prompt=args.prompt,
-        state_dir=args.state_dir,
-        overrides_dir=args.overrides_dir,
-        tag=args.tag,
-    )
+    bound, _ = bind_command_workspace(args)
     prompt = bound.prompt
     resolution = resolve_workspace_digest(prompt, overrides_store=bound.overrides, tag=bound.tag)
     if args.json:
@@ -110,16 +104,10 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     """Export the resolved digest into the agent file; returns the exit status."""
+    from promptkit.cli._options import bind_command_workspace
     from promptkit.digest import export_digest, resolve_workspace_digest
-    from promptkit.discovery import bind_workspace
 
-    bound = bind_workspace(
-        args.path,
-        prompt=args.prompt,
-        state_dir=args.state_dir,
-        overrides_dir=args.overrides_dir,
-        tag=args.tag,
-    )
+    bound, _ = bind_command_workspace(args)
     resolution = resolve_workspace_digest(
         bound.prompt, overrides_store=bound.overrides, tag=bound.tag
     )

@@ -24,9 +24,10 @@ from promptkit.errors import ArgumentValueError
 
 if TYPE_CHECKING:
     from promptkit.adapters import ProviderAdapter
+    from promptkit.app import App
     from promptkit.config import ProjectConfig
-    from promptkit.evals import EvaluationReport
-    from promptkit.overrides import DocumentOverridesStore
+    from promptkit.evals import DepsFactory, EvaluationReport
+    from promptkit.overrides import PromptOverridesStore
     from promptkit.prompt import Prompt
 
 EVAL_PROVIDERS = ("auto", "openai", "anthropic", "fake")
@@ -50,7 +51,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help="override tag to evaluate; repeat to compare (the first is the baseline;"
-        " default: [tool.promptkit] tag, else latest)",
+        " default: the app's, else [tool.promptkit] tag, else latest)",
     )
     add_overrides_folder_argument(parser)
     add_evaluation_arguments(parser)
@@ -65,9 +66,28 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
-    """The dataset, evaluator, concurrency and model options `eval` and `promote` share."""
-    from promptkit.cli._options import add_structured_output_argument, positive_seconds
+    """The application, dataset, evaluator, concurrency and model options `eval` and `promote`
+    share."""
+    from promptkit.cli._options import (
+        add_app_argument,
+        add_structured_output_argument,
+        positive_seconds,
+    )
     from promptkit.evals import SPEC_HELP
+
+    add_app_argument(parser)
+    parser.add_argument(
+        "--deps",
+        metavar="MODULE:ATTR",
+        help="a function of the case that returns its deps, called for each case (default: the"
+        " app's deps for every case)",
+    )
+    parser.add_argument(
+        "--allow-placeholder-digest",
+        action="store_true",
+        help="run a case whose prompt would render the placeholder workspace digest (by"
+        " default it fails: store a digest first with `promptkit optimize --scope global`)",
+    )
 
     parser.add_argument(
         "--dataset",
@@ -115,14 +135,13 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate, show and write the report; returns the exit status."""
     from promptkit.cli._eval_table import report_table
-    from promptkit.discovery import overrides_store_of
     from promptkit.evals import render_html_report, report_json_text, write_evaluation_outputs
 
     config = evaluation_config(args, tag=args.tag[0] if args.tag else None)
     prompt = load_cli_prompt(args.prompt)
-    store = overrides_store_of(config)
+    store = evaluation_store(args, config)
     try:
-        report = evaluate_from_args(args, prompt, tuple(args.tag or [config.tag]), store)
+        report = evaluate_from_args(args, prompt, tuple(args.tag or [args.served_tag]), store)
     except ValueError as error:
         print(f"promptkit: error: {error}", file=sys.stderr)
         return 2
@@ -142,11 +161,19 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def evaluation_config(args: argparse.Namespace, *, tag: str | None) -> ProjectConfig:
     """The project configuration `eval` and `promote` run with: the table's, with their options
-    (`--overrides-dir` in `args.root`, the provider options, `tag`) in place; the provider
-    options of `args` are set from it."""
+    (`--overrides-dir` in `args.root`, the provider options, `tag`) in place. The application
+    binding (`--app`, else the table's) is loaded into `args.app_binding`, `args.served_tag` is
+    the tag served (`tag`, else the app's, else the table's), and the provider options of
+    `args` are set from the configuration; `args.model_chosen` says whether the options chose a
+    model (else the app's runs)."""
+    from promptkit.cli._options import command_app
     from promptkit.config import command_config
     from promptkit.discovery import use_project
 
+    args.model_chosen = any(
+        value is not None
+        for value in (args.provider, args.model, args.base_url, args.structured_output)
+    )
     provider = args.provider if args.provider != "fake" else None
     config = command_config(
         args.root,
@@ -159,11 +186,25 @@ def evaluation_config(args: argparse.Namespace, *, tag: str | None) -> ProjectCo
     )
     use_project(config)
     args.config = config
+    args.app_binding = command_app(args.app, config)
+    served = args.app_binding.tag if args.app_binding is not None else config.tag
+    args.served_tag = tag if tag is not None else served
     if args.provider is None:
         args.provider = config.provider
     args.model, args.base_url = config.model, config.base_url
     args.structured_output = config.structured_output
     return config
+
+
+def evaluation_store(args: argparse.Namespace, config: ProjectConfig) -> PromptOverridesStore:
+    """The overrides store `eval` and `promote` read: `--overrides-dir`, else the app's, else
+    the table's."""
+    from promptkit.discovery import overrides_store_of
+
+    app: App[Any] | None = args.app_binding
+    if args.root is None and app is not None and app.overrides is not None:
+        return app.overrides
+    return overrides_store_of(config)
 
 
 def load_cli_prompt(reference: str) -> Prompt[Any]:
@@ -177,15 +218,22 @@ def evaluate_from_args(
     args: argparse.Namespace,
     prompt: Prompt[Any],
     tags: tuple[str, ...],
-    store: DocumentOverridesStore[Any],
+    store: PromptOverridesStore,
 ) -> EvaluationReport:
     """Load the dataset, build the adapter and evaluators from `args`, and run every case under
-    `tags`; ValueError for a bad option."""
+    `tags` as the application runs it (its binding, with the adapter the options choose in
+    place of its model); ValueError for a bad option."""
+    import dataclasses
+
+    from promptkit.app import App
     from promptkit.cli._eval_table import ProgressBar
     from promptkit.evals import evaluator_from_spec, load_dataset, run_evaluation
 
     dataset = load_dataset(dataset_path(args.dataset, prompt, args.config.root), prompt)
-    with evaluation_adapter(args) as adapter:
+    deps = deps_factory(args.deps)
+    bound: App[Any] | None = args.app_binding
+    with evaluation_adapter(args, bound) as adapter:
+        app = App(adapter=adapter) if bound is None else dataclasses.replace(bound, adapter=adapter)
         evaluators = [
             evaluator_from_spec(spec, judge_adapter=adapter) for spec in args.evaluator or ["exact"]
         ]
@@ -194,10 +242,12 @@ def evaluate_from_args(
             return run_evaluation(
                 prompt,
                 dataset,
-                adapter,
+                app,
                 evaluators,
                 tag=tags,
                 overrides_store=store,
+                deps=deps,
+                allow_placeholder_digest=args.allow_placeholder_digest,
                 concurrency=args.concurrency,
                 deadline=args.deadline,
                 on_result=progress.advance,
@@ -225,10 +275,37 @@ def _shown(root: Path) -> Path:
     return Path() if root == Path.cwd().absolute() else root
 
 
+def deps_factory(reference: str | None) -> DepsFactory | None:
+    """The deps factory `--deps` names (a function of the case), or None."""
+    if reference is None:
+        return None
+    from promptkit.discovery import import_reference
+
+    factory = import_reference(reference, what="deps factory", error=ArgumentValueError)
+    if not callable(factory):
+        raise ArgumentValueError(
+            f"--deps {reference}: a {type(factory).__name__}, not a function of the case that"
+            " returns its deps"
+        )
+    named: DepsFactory = factory
+    return named
+
+
 @contextmanager
-def evaluation_adapter(args: argparse.Namespace) -> Iterator[ProviderAdapter]:
-    """The adapter the options choose, its provider line on stderr; for `fake`, one talking to
-    a FakeProviderServer that serves the reply script for as long as the block runs."""
+def evaluation_adapter(
+    args: argparse.Namespace, app: App[Any] | None = None
+) -> Iterator[ProviderAdapter]:
+    """The adapter the options choose, its provider line on stderr: the app's model when they
+    choose none; for `fake`, one talking to a FakeProviderServer that serves the reply script
+    for as long as the block runs."""
+    if app is not None and app.adapter is not None and not args.model_chosen:
+        if args.script:
+            raise ArgumentValueError("--script is for --provider fake")
+        adapter = app.adapter
+        model = f"{adapter.provider} {adapter.model}"
+        print(f"promptkit eval: the app's model: {model}", file=sys.stderr)
+        yield adapter
+        return
     if args.provider != "fake":
         if args.script:
             raise ArgumentValueError("--script is for --provider fake")

@@ -1,16 +1,19 @@
 """How `promptkit eval` shows a run on a terminal: a progress bar while it runs (only when
 stderr is a terminal), then a table of scores per case and override tag, the totals, the
-differences from the first tag, and the cases that failed or did not load."""
+differences from the first tag, each case's tool calls, and the cases that failed or did not
+load."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import TextIO
 
-from promptkit.evals import CaseResult, EvaluationReport
+from promptkit.evals import CaseResult, CaseToolCall, EvaluationReport
 from promptkit.secrets import redact_secrets
 
 _BAR_WIDTH = 30
+_ARGUMENTS_SHOWN = 60
 
 
 class ProgressBar:
@@ -60,6 +63,7 @@ def report_table(report: EvaluationReport) -> str:
     lines.append("")
     lines += _columns(_summary_rows(report))
     lines += _differences(report)
+    lines += _tool_calls(report)
     lines += _problems(report)
     if report.interrupted:
         lines.append("")
@@ -107,6 +111,24 @@ def _differences(report: EvaluationReport) -> list[str]:
         lines.append(f"  regressed: {_case_list(d.case_id for d in comparison.regressed)}")
         lines.append(f"  improved: {_case_list(d.case_id for d in comparison.improved)}")
     return lines
+
+
+def _tool_calls(report: EvaluationReport) -> list[str]:
+    """`case [tag]: tool(arguments) ok, other(...) FAILED` for each case that called tools."""
+    lines = [
+        f"  {redact_secrets(result.case_id)} [{result.override_tag}]:"
+        f" {', '.join(_call_text(call) for call in result.tool_calls)}"
+        for result in report.results
+        if result.tool_calls
+    ]
+    return ["", "tool calls:", *lines] if lines else []
+
+
+def _call_text(call: CaseToolCall) -> str:
+    arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+    if len(arguments) > _ARGUMENTS_SHOWN:
+        arguments = f"{arguments[: _ARGUMENTS_SHOWN - 3]}..."
+    return f"{call.name}({arguments}) {'ok' if call.success else 'FAILED'}"
 
 
 def _problems(report: EvaluationReport) -> list[str]:

@@ -5,10 +5,16 @@ key is set, else the offline static optimizer). The session is the one most rece
 PATH (or a new one), so SESSION scope persists the digest through `SessionStore` for a later
 `render`; GLOBAL scope writes the shared override file (never over a digest an operator wrote,
 unless `--force`) and clears that session's digest. Progress goes to stderr, live on a terminal
-and as plain lines otherwise; the digest and where it was stored go to stdout (with `--json`,
-one JSON object; fields in docs/cli.md). `--include` and
-`--exclude` narrow what the digest describes; the overrides folder and the state folder are
-never described when they sit inside PATH.
+and as plain lines otherwise, with a status line (elapsed time, tokens, tool calls) while a
+model is waited for; the digest, its grounding and where it was stored go to stdout (with
+`--json`, one JSON object; fields in docs/cli.md). `--include` and `--exclude` narrow what the
+digest describes; the overrides folder and the state folder are never described when they sit
+inside PATH.
+
+A model's run is bounded (`--deadline`, 900 s by default) and its digest goes through the
+digest gate (`--no-gate` skips it; `--fallback-static` stores the static digest when it is
+refused). Every run keeps its record (`manifest.json`) in `--output-dir`, or in the state
+folder's `runs/optimize` for the last run, whatever ended it: a refusal, the deadline, Ctrl-C.
 """
 
 from __future__ import annotations
@@ -17,16 +23,25 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from promptkit.cli._options import (
     add_json_argument,
     add_path_argument,
     add_prompt_arguments,
     add_provider_arguments,
+    positive_seconds,
 )
 from promptkit.cli._start import CommandStart, command_start
+
+if TYPE_CHECKING:
+    from promptkit.discovery import BoundWorkspace
+    from promptkit.optimize import OptimizationResult
+
+# promptkit.optimize.DEFAULT_OPTIMIZE_DEADLINE: the parser is built before any import of it.
+DEFAULT_DEADLINE_S = 900.0
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +84,28 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--output-dir",
         metavar="DIR",
-        help="write manifest.json, workspace.manifest.json and digest.md here",
+        help="write manifest.json, workspace.manifest.json and digest.md here (default: the"
+        " last run's folder under the state folder, runs/optimize)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=positive_seconds,
+        default=DEFAULT_DEADLINE_S,
+        metavar="SECONDS",
+        help=f"stop a model that has not finished by then (default: {DEFAULT_DEADLINE_S:g})",
+    )
+    parser.add_argument(
+        "--fallback-static",
+        action="store_true",
+        help="when the model's digest is refused, store the static digest instead (the reason"
+        " goes into its provenance)",
+    )
+    parser.add_argument(
+        "--no-gate",
+        dest="gate",
+        action="store_false",
+        help="store the model's digest without the digest gate (JSON, schema, echo, length and"
+        " grounding checks); its grounding is still reported",
     )
     add_json_argument(parser)
     parser.set_defaults(handler=run_optimize, head_start=start_listing_helper)
@@ -100,40 +136,15 @@ def run_optimize(args: argparse.Namespace) -> int:
         return _optimize(args, start)
 
 
-# The command's run, step by step in the order it happens; each step is a call.
-def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PLR0915
-    from promptkit.config import command_config
-    from promptkit.discovery import bind_workspace
-    from promptkit.optimize import (
-        OptimizationScope,
-        choose_digest_writer,
-        optimize_workspace_digest,
-    )
+def _optimize(args: argparse.Namespace, start: CommandStart) -> int:
+    """The command's run, step by step in the order it happens."""
+    from promptkit.cli._options import bind_command_workspace, command_writer
+    from promptkit.optimize import OptimizationScope, optimize_workspace_digest
     from promptkit.repl import Progress
-    from promptkit.session import PromptRendered, Session
+    from promptkit.session import PromptRendered, Session, SessionStore
 
-    bound = bind_workspace(
-        args.path,
-        prompt=args.prompt,
-        state_dir=args.state_dir,
-        overrides_dir=args.overrides_dir,
-        tag=args.tag,
-    )
-    config = command_config(
-        workspace=args.path,
-        provider=args.provider,
-        model=args.model,
-        base_url=args.base_url,
-        structured_output=args.structured_output,
-    )
-    choice = choose_digest_writer(
-        config.provider,
-        model=config.model,
-        base_url=config.base_url,
-        api=args.api,
-        listing=getattr(args, "listing", None),
-        structured_output=config.structured_output,
-    )
+    bound, app = bind_command_workspace(args)
+    choice = command_writer(args, bound.config, app, listing=getattr(args, "listing", None))
     scope = OptimizationScope(args.scope)
     prompt, session, workspace = bound.prompt, bound.session, bound.workspace
     progress = Progress(sys.stderr, live=sys.stderr.isatty())
@@ -152,34 +163,68 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
 
     run_session = Session()
     unsubscribe = run_session.subscribe(on_event)
+    # The last run's record goes beside the sessions, when they are kept in a folder.
+    run_dir = (
+        Path(args.output_dir)
+        if args.output_dir
+        else bound.sessions.run_dir(workspace, "optimize")
+        if isinstance(bound.sessions, SessionStore)
+        else None
+    )
     # A stored session is attached first, so a lock held elsewhere fails before anything is
     # spent; a new one only after success, so a failed run leaves no empty session behind.
     attachment = (
         bound.sessions.attach(session, workspace) if bound.stored_session is not None else None
     )
     try:
-        result = optimize_workspace_digest(
-            choice.writer,
-            prompt,
-            store_scope=scope,
-            overrides_store=bound.overrides,
-            overrides_tag=bound.tag,
-            session=session,
-            optimization_session=run_session,
-            output_dir=args.output_dir,
-            overwrite_operator=args.force,
-            include=args.include,
-            exclude=args.exclude,
-            leave_out=bound.sessions.state_folders,
-        )
+        with progress.ticking() if choice.adapter is not None else nullcontext():
+            result = optimize_workspace_digest(
+                choice.writer,
+                prompt,
+                store_scope=scope,
+                overrides_store=bound.overrides,
+                overrides_tag=bound.tag,
+                session=session,
+                optimization_session=run_session,
+                deadline=args.deadline,
+                output_dir=run_dir,
+                overwrite_operator=args.force,
+                include=args.include,
+                exclude=args.exclude,
+                leave_out=bound.sessions.state_folders,
+                gate=args.gate,
+                fallback_static=args.fallback_static,
+            )
         if attachment is None and scope is OptimizationScope.SESSION:
             attachment = bound.sessions.attach(session, workspace)
+    except BaseException:
+        progress.end_status()
+        record = f"; run record: {run_dir / 'manifest.json'}" if run_dir is not None else ""
+        progress.say(f"nothing was stored{record}")
+        raise
     finally:
         unsubscribe()
         progress.end_status()
         if attachment is not None:
             attachment.close()
     progress.done(len(result.response.tool_calls), result.response.usage)
+    if result.grounding is not None:
+        progress.say(f"grounding: {result.grounding.summary()}")
+    if result.fallback_reason is not None:
+        progress.say(f"stored the static digest instead: {result.fallback_reason}")
+    return _report(args, bound, result, run_dir)
+
+
+def _report(
+    args: argparse.Namespace,
+    bound: BoundWorkspace,
+    result: OptimizationResult,
+    run_dir: Path | None,
+) -> int:
+    """Print the digest and where it was stored (one JSON object with `--json`)."""
+    from promptkit.optimize import OptimizationScope
+
+    prompt, session, workspace, scope = bound.prompt, bound.session, bound.workspace, result.scope
     if scope is OptimizationScope.SESSION:
         session_dir = bound.sessions.location(workspace, session.session_id)
         stored_in = [session_dir]
@@ -187,7 +232,7 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
     else:
         stored_in = list(result.locations)
         where = list(result.locations)
-    record = Path(args.output_dir) / "manifest.json" if args.output_dir else None
+    record = run_dir / "manifest.json" if run_dir is not None else None
     if args.json:
         response = result.response
         report = {
@@ -202,6 +247,8 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
             "model": response.model,
             "tool_calls": len(response.tool_calls),
             "usage": response.usage.to_json(),
+            "grounding": result.grounding.to_json() if result.grounding is not None else None,
+            "fallback_reason": result.fallback_reason,
             "run_record": str(record) if record is not None else None,
         }
         print(json.dumps(report, indent=2, ensure_ascii=False))
@@ -211,6 +258,6 @@ def _optimize(args: argparse.Namespace, start: CommandStart) -> int:  # noqa: PL
     print(f"stored the {result.section_key!r} digest ({scope} scope) in:")
     for line in where:
         print(f"  {line}")
-    if record is not None:
+    if args.output_dir:
         print(f"run record: {record}")
     return 0

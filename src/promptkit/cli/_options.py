@@ -11,6 +11,15 @@ import argparse
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from promptkit.app import App
+    from promptkit.config import ProjectConfig
+    from promptkit.discovery import BoundWorkspace
+    from promptkit.hostfiles import ListingProcess
+    from promptkit.optimize import WriterChoice
+    from promptkit.overrides import DocumentOverridesStore
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -19,6 +28,13 @@ OVERRIDES_DIR_HELP = (
     " in the project folder)"
 )
 TAG_HELP = "overrides tag (default: [tool.promptkit] tag, else latest)"
+APP_TAG_HELP = "overrides tag (default: the app's, else [tool.promptkit] tag, else latest)"
+
+APP_HELP = (
+    "the application's binding: package.module:attr of a promptkit.App, or of a function"
+    " returning one; the command runs with its model, settings, prices, deps, overrides and tag,"
+    " and a flag replaces only what it names (default: [tool.promptkit] app)"
+)
 
 PROMPT_HELP = (
     "package.module:attr or a promptkit.prompts entry-point name: a Prompt, or a function"
@@ -116,16 +132,111 @@ class configured:  # noqa: N801 (reads as the function it stands for: `handler=c
 
 
 def add_prompt_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool = True) -> None:
-    """`--prompt` (unless `prompt_option` is false), `--tag`, `--overrides-dir`, `--state-dir`."""
+    """`--prompt` (unless `prompt_option` is false), `--app`, `--tag`, `--overrides-dir`,
+    `--state-dir`."""
     if prompt_option:
         parser.add_argument("--prompt", metavar="MODULE:ATTR", help=PROMPT_HELP)
-    add_tag_argument(parser)
+    add_app_argument(parser)
+    parser.add_argument("--tag", help=APP_TAG_HELP)
     parser.add_argument("--overrides-dir", metavar="DIR", help=OVERRIDES_DIR_HELP)
     parser.add_argument(
         "--state-dir",
         metavar="DIR",
         help="session state root (default: [tool.promptkit] state, else $PROMPTKIT_HOME or"
         " ~/.promptkit)",
+    )
+
+
+def add_app_argument(parser: argparse.ArgumentParser) -> None:
+    """`--app MODULE:ATTR`: the application's binding (`command_app`)."""
+    parser.add_argument("--app", metavar="MODULE:ATTR", help=APP_HELP)
+
+
+def command_app(reference: str | None, config: ProjectConfig) -> App[Any] | None:
+    """The application binding a command runs with: `--app` (`reference`), else the table's
+    `app`, imported from the project folder; None when neither names one."""
+    reference = reference or config.app
+    if reference is None:
+        return None
+    from promptkit.app import load_app
+    from promptkit.discovery import use_project
+
+    use_project(config)
+    return load_app(reference)
+
+
+def app_command_store(app: App[Any] | None) -> DocumentOverridesStore[Any] | None:
+    """The overrides store of `app` for a workspace command (None: the configured one);
+    ConfigError for a store of the application's own kind, which the commands cannot list."""
+    if app is None or app.overrides is None:
+        return None
+    from promptkit.errors import ConfigError
+    from promptkit.overrides import DocumentOverridesStore
+
+    if not isinstance(app.overrides, DocumentOverridesStore):
+        raise ConfigError(
+            f"the app's overrides store ({type(app.overrides).__name__}) is not one the"
+            " commands read (a folder or a postgresql:// database); pass --overrides-dir DIR"
+        )
+    return app.overrides
+
+
+def bind_command_workspace(
+    args: argparse.Namespace, path: str | None = None
+) -> tuple[BoundWorkspace, App[Any] | None]:
+    """What a workspace command works on (`promptkit.discovery.bind_workspace`) from its
+    options, and the application binding it runs with: each flag given wins, then the app's
+    overrides, tag and sessions, then the project's table. `path` replaces `args.path`."""
+    from promptkit.config import command_config
+    from promptkit.discovery import bind_workspace
+
+    where = args.path if path is None else path
+    app = command_app(args.app, command_config(workspace=where))
+    bound = bind_workspace(
+        where,
+        prompt=args.prompt,
+        state_dir=args.state_dir,
+        overrides_dir=args.overrides_dir,
+        tag=args.tag or (app.tag if app is not None else None),
+        overrides=app_command_store(app),
+        sessions=app.sessions if app is not None else None,
+    )
+    return bound, app
+
+
+def command_writer(
+    args: argparse.Namespace,
+    config: ProjectConfig,
+    app: App[Any] | None,
+    *,
+    listing: ListingProcess | None = None,
+) -> WriterChoice:
+    """Who writes digests (and answers, in the REPL) for a command: the app's model unless a
+    provider option is given, else what the options and `config` choose
+    (`promptkit.optimize.choose_digest_writer`)."""
+    from promptkit.optimize import WriterChoice, choose_digest_writer
+
+    chosen_by_flags = any(
+        getattr(args, name, None) is not None
+        for name in ("provider", "model", "base_url", "structured_output")
+    )
+    if app is not None and app.adapter is not None and not chosen_by_flags:
+        adapter = app.adapter
+        reason = f"the app's model: {adapter.provider} {adapter.model}"
+        return WriterChoice.of_adapter(adapter, reason, listing=listing)
+    chosen = config.overriding(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        structured_output=args.structured_output,
+    )
+    return choose_digest_writer(
+        chosen.provider,
+        model=chosen.model,
+        base_url=chosen.base_url,
+        api=args.api,
+        listing=listing,
+        structured_output=chosen.structured_output,
     )
 
 

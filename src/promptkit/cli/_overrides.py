@@ -288,9 +288,9 @@ def _set(args: argparse.Namespace) -> int:
 
     prompt = find_prompt(args.prompt)
     if args.body is not None:
-        body = args.body
+        body = _argument_text(args.body, "--body")
     elif args.from_file == "-":
-        body = sys.stdin.read()
+        body = _utf8(sys.stdin.buffer.read(_BODY_LIMIT + 1), "stdin")
     else:
         body = _read_text(Path(args.from_file))
     store = strict_store(args)
@@ -452,13 +452,35 @@ def _diff_lines(text: str) -> list[str]:
     return [line + "\n" for line in text.splitlines()]
 
 
+# The largest body read from a file or stdin: an override file holds no more (the store's cap).
+_BODY_LIMIT = 1024 * 1024
+
+
 def _read_text(path: Path) -> str:
+    """A body file's text: a regular file (a FIFO or a device is refused unread), of at most
+    `_BODY_LIMIT` bytes, in UTF-8."""
+    from promptkit._input_files import open_regular_file, read_limited
+
+    with open_regular_file(path) as handle:
+        return _utf8(read_limited(handle, path, _BODY_LIMIT), str(path))
+
+
+def _utf8(data: bytes, where: str) -> str:
+    """`data` as text; an OverridesError caused by the UnicodeDecodeError (exit status 65)."""
+    if len(data) > _BODY_LIMIT:
+        raise OverridesError(f"{where}: larger than {_BODY_LIMIT:,} bytes, the most a body holds")
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise OverridesError(f"cannot read {path}: {error.strerror}") from error
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise OverridesError(f"{path} is not UTF-8 text") from error
+        raise OverridesError(
+            f"{where} is not UTF-8 text ({error.reason} at byte {error.start}); save it as UTF-8"
+        ) from error
+
+
+def _argument_text(value: str, option: str) -> str:
+    """A command-line value as text: the bytes the shell passed, which Python decodes with
+    surrogate escapes, must be UTF-8."""
+    return _utf8(os.fsencode(value), option)
 
 
 def _report_removal(removed: bool, what: str) -> int:

@@ -26,7 +26,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--to",
         dest="to_tag",
-        help="the tag to replace (default: [tool.promptkit] tag, else latest)",
+        help="the tag to replace (default: the app's, else [tool.promptkit] tag, else latest)",
     )
     parser.add_argument(
         "--min-score",
@@ -46,16 +46,26 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run_promote(args: argparse.Namespace) -> int:
     """Evaluate both tags and promote or refuse; returns the exit status."""
-    from promptkit.cli._eval import evaluate_from_args, evaluation_config, load_cli_prompt
+    from promptkit.cli._eval import (
+        evaluate_from_args,
+        evaluation_config,
+        evaluation_store,
+        load_cli_prompt,
+    )
     from promptkit.cli._eval_table import report_table
-    from promptkit.discovery import overrides_store_of
-    from promptkit.errors import PromotionRefusedError
+    from promptkit.errors import ConfigError, PromotionRefusedError
     from promptkit.evals import promote_overrides
+    from promptkit.overrides import PromotableOverridesStore
 
     config = evaluation_config(args, tag=args.to_tag)
-    args.to_tag = config.tag
+    args.to_tag = args.served_tag
     prompt = load_cli_prompt(args.prompt)
-    store = overrides_store_of(config)
+    store = evaluation_store(args, config)
+    if not isinstance(store, PromotableOverridesStore):
+        raise ConfigError(
+            f"the app's overrides store ({type(store).__name__}) cannot promote; pass"
+            " --overrides-dir DIR"
+        )
     try:
         report = evaluate_from_args(args, prompt, (args.to_tag, args.from_tag), store)
         print(report_table(report))

@@ -31,17 +31,11 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run_render(args: argparse.Namespace) -> int:
     """Render and print; returns the exit status."""
+    from promptkit.cli._options import bind_command_workspace
     from promptkit.digest import WorkspaceDigestSection, resolve_workspace_digest
-    from promptkit.discovery import bind_workspace
     from promptkit.prompt import params_from_json
 
-    bound = bind_workspace(
-        args.workspace_option or args.path,
-        prompt=args.prompt,
-        state_dir=args.state_dir,
-        overrides_dir=args.overrides_dir,
-        tag=args.tag,
-    )
+    bound, _ = bind_command_workspace(args, args.workspace_option or args.path)
     prompt, store, tag = bound.prompt, bound.overrides, bound.tag
     params = (
         params_from_json(prompt.params_types, args.params, prompt_name=prompt.display_name)

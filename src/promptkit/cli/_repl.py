@@ -44,30 +44,22 @@ def run_repl(
     `args.prompt` is resolved (the built-in workspace prompt when that is None too). Returns the
     exit status.
     """
+    from promptkit.cli._options import app_command_store, command_app, command_writer
+    from promptkit.config import command_config
     from promptkit.discovery import workspace_options
-    from promptkit.optimize import choose_digest_writer
     from promptkit.repl import ReplSetup, WorkspaceRepl
 
+    app = command_app(args.app, command_config(workspace=args.path))
     options = workspace_options(
         args.path,
         prompt=prompt_source if prompt_source is not None else getattr(args, "prompt", None),
         state_dir=args.state_dir,
         overrides_dir=args.overrides_dir,
-        tag=args.tag,
+        tag=args.tag or (app.tag if app is not None else None),
+        overrides=app_command_store(app),
+        sessions=app.sessions if app is not None else None,
     )
-    config = options.config.overriding(
-        provider=args.provider,
-        model=args.model,
-        base_url=args.base_url,
-        structured_output=args.structured_output,
-    )
-    choice = choose_digest_writer(
-        config.provider,
-        model=config.model,
-        base_url=config.base_url,
-        api=args.api,
-        structured_output=config.structured_output,
-    )
+    choice = command_writer(args, options.config, app)
     repl = (repl_type or WorkspaceRepl).open(
         ReplSetup(
             workspace=options.workspace,
@@ -76,6 +68,7 @@ def run_repl(
             overrides=options.overrides,
             tag=options.tag,
             state=options.sessions,
+            app=app,
         )
     )
     with repl:

@@ -2,7 +2,8 @@
 
 - `load_prompt_source` / `bind_prompt`: `package.module:attr` references and `promptkit.prompts`
   entry points, loaded and bound to a session and workspace; `project_prompts` /
-  `use_project`: the `[tool.promptkit] prompts` of the project, and its folder importable.
+  `use_project`: the `[tool.promptkit] prompts` of the project, and its folder importable;
+  `import_reference`: what any other reference names (an application, a deps factory).
 - `workspace_options` / `bind_workspace`: every workspace command's options resolved against
   the project configuration (`promptkit.config.command_config`: a flag wins, else
   `[tool.promptkit]`, else the default), and the stores they name (`overrides_store_of`,
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
         bind_prompt as bind_prompt,
         entry_point_prompts as entry_point_prompts,
         find_prompt as find_prompt,
+        import_reference as import_reference,
         load_prompt_source as load_prompt_source,
         project_prompts as project_prompts,
         use_project as use_project,
@@ -55,6 +57,7 @@ else:
                 "bind_prompt",
                 "entry_point_prompts",
                 "find_prompt",
+                "import_reference",
                 "load_prompt_source",
                 "project_prompts",
                 "use_project",

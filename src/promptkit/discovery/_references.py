@@ -166,32 +166,7 @@ def _importable(folder: Path) -> None:
 
 
 def _import_reference(reference: str) -> PromptSource:
-    module_name, colon, attribute = reference.partition(":")
-    if not colon or not module_name or not attribute:
-        raise PromptValidationError(
-            f"invalid prompt reference {reference!r}: expected package.module:attr, for example"
-            " myapp.prompts:review_prompt"
-        )
-    _importable(Path.cwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        raise PromptValidationError(
-            f"prompt reference {reference!r}: cannot import {module_name!r} ({error}); run from"
-            " the folder that contains the package, or install it"
-        ) from error
-    except Exception as error:  # the module's own code failed; say so with its error
-        raise PromptValidationError(
-            f"prompt reference {reference!r}: importing {module_name!r} failed:"
-            f" {type(error).__name__}: {error}"
-        ) from error
-    value: Any = module
-    for part in attribute.split("."):
-        if not hasattr(value, part):
-            raise PromptValidationError(
-                f"prompt reference {reference!r}: {module_name} has no attribute {attribute!r}"
-            )
-        value = getattr(value, part)
+    value = import_reference(reference, what="prompt", error=PromptValidationError)
     if isinstance(value, Prompt) or callable(value):
         source: PromptSource = value
         return source
@@ -199,6 +174,41 @@ def _import_reference(reference: str) -> PromptSource:
         f"prompt reference {reference!r} is a {type(value).__name__}, not a Prompt or a"
         " function that returns one"
     )
+
+
+def import_reference(
+    reference: str, *, what: str, error: type[PromptkitError] = PromptValidationError
+) -> Any:
+    """What `package.module:attr` names (a dotted attr reaches into it), imported with the
+    current folder importable; `error` (naming it a `what` reference) says what did not
+    resolve."""
+    module_name, colon, attribute = reference.partition(":")
+    if not colon or not module_name or not attribute:
+        raise error(
+            f"invalid {what} reference {reference!r}: expected package.module:attr, for example"
+            f" myapp.{what}s:name"
+        )
+    _importable(Path.cwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as failure:
+        raise error(
+            f"{what} reference {reference!r}: cannot import {module_name!r} ({failure}); run"
+            " from the folder that contains the package, or install it"
+        ) from failure
+    except Exception as failure:  # the module's own code failed; say so with its error
+        raise error(
+            f"{what} reference {reference!r}: importing {module_name!r} failed:"
+            f" {type(failure).__name__}: {failure}"
+        ) from failure
+    value: Any = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise error(
+                f"{what} reference {reference!r}: {module_name} has no attribute {attribute!r}"
+            )
+        value = getattr(value, part)
+    return value
 
 
 def _factory_arguments(

@@ -143,11 +143,19 @@ def bind_workspace(
     state_dir: str | None = None,
     overrides_dir: str | None = None,
     tag: str | None = None,
+    overrides: DocumentOverridesStore[Any] | None = None,
+    sessions: SessionStoreProtocol | None = None,
 ) -> BoundWorkspace:
     """`workspace_options`, then the prompt bound to the workspace's latest stored session (or a
     new one)."""
     options = workspace_options(
-        path, prompt=prompt, state_dir=state_dir, overrides_dir=overrides_dir, tag=tag
+        path,
+        prompt=prompt,
+        state_dir=state_dir,
+        overrides_dir=overrides_dir,
+        tag=tag,
+        overrides=overrides,
+        sessions=sessions,
     )
     return bind_options(options)
 

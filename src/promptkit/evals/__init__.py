@@ -1,9 +1,10 @@
 """Evaluation over datasets: cases, evaluators, runs under several override tags, reports.
 
 `load_dataset` reads `evals/<prompt>.jsonl` (or YAML) and checks each case against the prompt;
-`run_evaluation` runs every case under each override tag with bounded concurrency and scores the
-replies with evaluators; the `EvaluationReport` gives per case and per tag results and the
-differences between tags, as JSON, a terminal table or a self-contained HTML page.
+`run_evaluation` runs every case under each override tag with bounded concurrency, as the
+application runs it (its `App`: model, settings, prices, deps, or a deps factory per case), and
+scores the replies with evaluators; the `EvaluationReport` gives per case and per tag results
+and the differences between tags, as JSON, a terminal table or a self-contained HTML page.
 `promote_overrides` copies a tag's overrides over another only when an evaluation shows it is
 good enough and regresses no case.
 """
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from promptkit.evals._dataset import (
         Case as Case,
         Dataset as Dataset,
+        DepsFactory as DepsFactory,
         InvalidCase as InvalidCase,
         load_dataset as load_dataset,
     )
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from promptkit.evals._report import (
         CaseDelta as CaseDelta,
         CaseResult as CaseResult,
+        CaseToolCall as CaseToolCall,
         EvaluationReport as EvaluationReport,
         EvaluatorResult as EvaluatorResult,
         TagComparison as TagComparison,
@@ -58,7 +61,13 @@ else:
     __getattr__, __dir__, __all__ = lazy_exports(
         __name__,
         {
-            "promptkit.evals._dataset": ("Case", "Dataset", "InvalidCase", "load_dataset"),
+            "promptkit.evals._dataset": (
+                "Case",
+                "Dataset",
+                "DepsFactory",
+                "InvalidCase",
+                "load_dataset",
+            ),
             "promptkit.evals._evaluators": (
                 "Contains",
                 "Evaluator",
@@ -75,6 +84,7 @@ else:
             "promptkit.evals._report": (
                 "CaseDelta",
                 "CaseResult",
+                "CaseToolCall",
                 "EvaluationReport",
                 "EvaluatorResult",
                 "TagComparison",

@@ -1,11 +1,12 @@
 """Evaluation datasets: `Case` and `Dataset`, and loading them from JSONL or YAML files.
 
-A case names the params the prompt renders with, an optional user message (`input`), an
-optional expected output and free-form tags. In a file, `params` is an object of fields: keyed
-by params type name (`{"ReviewParams": {...}}`), or, when the prompt takes one params type, that
-type's fields directly. Every case is validated against the prompt's params types while loading;
-a case that does not validate is kept as an `InvalidCase` with its file and line, so one bad case
-is reported and counted while the others still run.
+A case names the params the prompt renders with, an optional user message (`input`), an optional
+expected output, free-form tags, and the tools whose errors it expects (`expected_tool_errors`:
+a tool error fails any other case). In a file, `params` is an object of fields: keyed by params
+type name (`{"ReviewParams": {...}}`), or, when the prompt takes one params type, that type's
+fields directly. Every case is validated against the prompt's params types while loading; a case
+that does not validate is kept as an `InvalidCase` with its file and line, so one bad case is
+reported and counted while the others still run.
 
 A JSONL dataset is streamed: memory is bounded whatever the file's size, each line is checked on
 its own (too long, not UTF-8, not JSON, nested too deeply, a repeated id: one invalid case each)
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,14 +40,15 @@ from promptkit.evals._dataset_file import (
 )
 from promptkit.prompt import Prompt, describe_validation_error, type_adapter
 
-CASE_FIELDS = frozenset({"id", "params", "input", "expected", "tags"})
+CASE_FIELDS = frozenset({"id", "params", "input", "expected", "tags", "expected_tool_errors"})
 YAML_SUFFIXES = frozenset({".yaml", ".yml"})
 
 
 @dataclass(frozen=True)
 class Case:
     """One evaluation case: params objects, an optional user message, the expected output (text
-    or a JSON value, None when the case only has evaluators that need none) and tags."""
+    or a JSON value, None when the case only has evaluators that need none), tags, and the
+    names of the tools whose errors the case expects (an error of any other tool fails it)."""
 
     id: str
     params: tuple[Any, ...] = ()
@@ -54,6 +56,12 @@ class Case:
     expected: Any = None
     tags: tuple[str, ...] = ()
     location: str | None = None
+    expected_tool_errors: tuple[str, ...] = ()
+
+
+DepsFactory = Callable[[Case], Any]
+"""What gives a case's evaluation its deps (the application's value for tool handlers): called
+with the case, before its evaluation, so each case can run against deps of its own."""
 
 
 @dataclass(frozen=True)
@@ -194,6 +202,13 @@ def case_from_json(
     tags = value.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(tag, str) and tag for tag in tags):
         raise DatasetError(f"{location}: `tags` must be a list of non-empty strings")
+    tool_errors = value.get("expected_tool_errors", [])
+    if not isinstance(tool_errors, list) or not all(
+        isinstance(name, str) and name for name in tool_errors
+    ):
+        raise DatasetError(
+            f'{location}: `expected_tool_errors` must be a list of tool names, such as ["lookup"]'
+        )
     return Case(
         id=str(case_id),
         params=_bind_params(value.get("params", {}), params_types, location),
@@ -201,6 +216,7 @@ def case_from_json(
         expected=value.get("expected"),
         tags=tuple(tags),
         location=location,
+        expected_tool_errors=tuple(tool_errors),
     )
 
 
@@ -250,6 +266,12 @@ def _hash_of_cases(cases: Sequence[Case]) -> str:
             "input": case.input,
             "expected": json_ready(case.expected),
             "tags": list(case.tags),
+            # Only when set: the hash of a dataset without them stays what it was.
+            **(
+                {"expected_tool_errors": list(case.expected_tool_errors)}
+                if case.expected_tool_errors
+                else {}
+            ),
         }
         for case in cases
     ]

@@ -3,15 +3,17 @@
 Styles are inline, there is no script, and the chart (mean score per override tag, overall and
 per case tag) is an inline SVG, so the page references no URL at all and can be attached to a
 review or archived as it is. Every text from the run (case ids and tags, replies, errors,
-reasons) is redacted of credentials and escaped, its colons included.
+reasons, tool calls with their arguments and results) is redacted of credentials and escaped,
+its colons included.
 """
 
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Sequence
 
-from promptkit.evals._report import EvaluationReport, TagSummary
+from promptkit.evals._report import CaseToolCall, EvaluationReport, TagSummary
 from promptkit.secrets import redact_secrets
 
 # Colour-blind-safe palette (Okabe-Ito), one colour per override tag.
@@ -31,6 +33,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .bad { color: #b00020; }
 .good { color: #00695c; }
 pre { white-space: pre-wrap; margin: 0; max-width: 48em; }
+ul.calls { margin: 0.3em 0; padding-left: 1.2em; font-size: 12px; }
 """
 
 
@@ -196,13 +199,28 @@ def _case_table(report: EvaluationReport) -> str:
             )
             cells.append(
                 f"<td><b>{_number(result.score)}</b> <small>{result.latency_s:.2f} s</small>"
-                f"<br><small>{detail}</small><pre>{_text(result.text or '')}</pre></td>"
+                f"<br><small>{detail}</small>{_tool_calls(result.tool_calls)}"
+                f"<pre>{_text(result.text or '')}</pre></td>"
             )
         rows.append(
             f"<tr><th>{_text(case_id)}</th><td>{', '.join(map(_text, tags))}</td>"
             f"{''.join(cells)}</tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _tool_calls(calls: Sequence[CaseToolCall]) -> str:
+    """A case's tool calls: each with its arguments, whether it succeeded, and its result."""
+    if not calls:
+        return ""
+    items = "".join(
+        ("<li>" if call.success else '<li class="bad">')
+        + f"<code>{_text(call.name)}"
+        + f"({_text(json.dumps(call.arguments, ensure_ascii=False, sort_keys=True))})</code>"
+        + f" {'ok' if call.success else 'FAILED'}&#58; {_text(call.result)}</li>"
+        for call in calls
+    )
+    return f'<ul class="calls">{items}</ul>'
 
 
 def _invalid_cases(report: EvaluationReport) -> str:

@@ -135,14 +135,7 @@ def check_promotion(
             f"the evaluation did not run tag(s) {', '.join(missing)}; run both {from_tag} and"
             f" {to_tag}"
         )
-    if report.interrupted:
-        raise PromotionRefusedError("the evaluation was interrupted; promote on a complete run")
-    if report.invalid_cases:
-        where = ", ".join(bad.location for bad in report.invalid_cases[:5])
-        raise PromotionRefusedError(
-            f"{len(report.invalid_cases)} case(s) of the dataset did not load ({where}); fix"
-            " them so the evidence covers the whole dataset"
-        )
+    _require_complete_run(report, from_tag, to_tag)
     candidate_score = report.summary(from_tag).mean_score
     if candidate_score is None:
         raise PromotionRefusedError(
@@ -171,6 +164,30 @@ def check_promotion(
             regressed=tuple(d.case_id for d in comparison.regressed),
         )
     return comparison, candidate_score
+
+
+def _require_complete_run(report: EvaluationReport, from_tag: str, to_tag: str) -> None:
+    """Refuse evidence that does not cover the dataset as the application runs it: a run that
+    was interrupted, cases that did not load, or cases without a workspace digest."""
+    if report.interrupted:
+        raise PromotionRefusedError("the evaluation was interrupted; promote on a complete run")
+    if report.invalid_cases:
+        where = ", ".join(bad.location for bad in report.invalid_cases[:5])
+        raise PromotionRefusedError(
+            f"{len(report.invalid_cases)} case(s) of the dataset did not load ({where}); fix"
+            " them so the evidence covers the whole dataset"
+        )
+    without_digest = [
+        f"{r.case_id} [{r.override_tag}]"
+        for r in report.results
+        if r.placeholder_digest and r.failed and r.override_tag in (from_tag, to_tag)
+    ]
+    if without_digest:
+        raise PromotionRefusedError(
+            f"{len(without_digest)} case(s) would render the placeholder workspace digest"
+            f" ({', '.join(without_digest[:5])}); store a digest (`promptkit optimize --scope"
+            " global`) so the comparison is of the text, or allow it explicitly"
+        )
 
 
 def promotion_evidence(

@@ -40,9 +40,38 @@ class EvaluatorResult:
         }
 
 
+TOOL_RESULT_SHOWN = 500
+"""How much of a tool's result a report keeps per call (characters)."""
+
+
+@dataclass(frozen=True)
+class CaseToolCall:
+    """One tool call a case's evaluation made, as a report shows it: the tool, its arguments
+    (JSON values), whether it succeeded, and the start of what the model was sent back; the
+    arguments and result are redacted of credentials."""
+
+    name: str
+    arguments: Any
+    success: bool
+    result: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "arguments": self.arguments,
+            "success": self.success,
+            "result": self.result,
+        }
+
+
 @dataclass(frozen=True)
 class CaseResult:
-    """One case run under one override tag."""
+    """One case run under one override tag.
+
+    `tool_calls` are the calls its evaluation made, in order. `placeholder_digest` is set when
+    the prompt rendered the placeholder workspace digest (no digest anywhere): the case failed
+    for it unless the run allowed it.
+    """
 
     case_id: str
     override_tag: str
@@ -57,6 +86,8 @@ class CaseResult:
     location: str | None = None
     unpriced: int = 0
     """Model calls of this case whose cost is unknown (a model no price source lists)."""
+    tool_calls: tuple[CaseToolCall, ...] = ()
+    placeholder_digest: bool = False
 
     @property
     def failed(self) -> bool:
@@ -95,6 +126,8 @@ class CaseResult:
             "unpriced": self.unpriced,
             "latency_s": round(self.latency_s, 6),
             "location": self.location,
+            "tool_calls": [call.to_json() for call in self.tool_calls],
+            "placeholder_digest": self.placeholder_digest,
         }
 
 

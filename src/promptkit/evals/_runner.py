@@ -1,13 +1,17 @@
 """`run_evaluation`: every case of a dataset under each override tag, a bounded number at once.
 
-Each (tag, case) pair is one `aevaluate` on a fresh Session with the case's params and input,
-the overrides of that tag as the store held them when the run began (`RunOverrides`: the report
-records their snapshot, which promotion holds the store to), and the same deadline and
-tool-round limit as `evaluate`; at most
-`concurrency` run at once on one event loop. A pair whose evaluation fails is recorded with its
-error and the run goes on; so does one whose evaluator raises. `run_evaluation` turns Ctrl-C
-into a report of the pairs that finished (`interrupted=True`); `arun_evaluation` lets a
-cancellation propagate, as asyncio code expects.
+The run runs the application as it runs: given its `App`, each case goes through the app's
+`aevaluate`, so its model, settings, prices and deps apply (a deps factory, when given, makes
+each case's deps from the case); given a bare adapter, an app of that adapter alone. Each (tag,
+case) pair is one evaluation on a fresh Session with the case's params and input, the overrides
+of that tag as the store held them when the run began (`RunOverrides`: the report records their
+snapshot, which promotion holds the store to), and the same deadline and tool-round limit as
+`evaluate`; at most `concurrency` run at once on one event loop. A pair whose evaluation fails
+is recorded with its error and the run goes on; so does one whose evaluator raises. A case also
+fails when a tool errs that it does not expect, and, unless the run allows it, when its prompt
+would render the placeholder workspace digest (`promptkit.evals._case_checks`). `run_evaluation`
+turns Ctrl-C into a report of the pairs that finished (`interrupted=True`); `arun_evaluation`
+lets a cancellation propagate, as asyncio code expects.
 
 `run_evaluation` handles SIGINT itself rather than leaving it to `asyncio.run`: asyncio's
 handler raises KeyboardInterrupt inside the loop when the signal lands after the run's last
@@ -31,10 +35,21 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from promptkit._blocking import run_blocking
-from promptkit.adapters import DEFAULT_MAX_TOOL_ROUNDS
+from promptkit.adapters import DEFAULT_MAX_TOOL_ROUNDS, CallOptions, ProviderAdapter
+from promptkit.app import App
 from promptkit.clock import SYSTEM_CLOCK, Clock
-from promptkit.errors import ArgumentTypeError, ArgumentValueError, CallAbandonedError
-from promptkit.evals._dataset import Case, Dataset
+from promptkit.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    CallAbandonedError,
+    DepsError,
+)
+from promptkit.evals._case_checks import (
+    case_tool_calls,
+    placeholder_message,
+    unexpected_tool_error,
+)
+from promptkit.evals._dataset import Case, Dataset, DepsFactory
 from promptkit.evals._evaluators import Evaluator, EvaluatorOutcome, ScoreFunction, as_evaluator
 from promptkit.evals._report import CaseResult, EvaluationReport, EvaluatorResult
 from promptkit.evals._snapshot import RunOverrides
@@ -43,7 +58,7 @@ from promptkit.prompt import OverridesLookup, Prompt
 from promptkit.secrets import redact_secrets
 
 if TYPE_CHECKING:
-    from promptkit.adapters import PromptResponse, ProviderAdapter, TokenUsage
+    from promptkit.adapters import PromptResponse, TokenUsage
 
 _log = get_logger("promptkit.evals")
 
@@ -58,11 +73,13 @@ ResultListener = Callable[[CaseResult], None]
 def run_evaluation(
     prompt: Prompt[Any],
     dataset: Dataset,
-    adapter: ProviderAdapter,
+    adapter: ProviderAdapter | App[Any],
     evaluators: Sequence[Evaluator | ScoreFunction],
     *,
-    tag: str | Sequence[str] = "latest",
+    tag: str | Sequence[str] | None = None,
     overrides_store: OverridesLookup | None = None,
+    deps: DepsFactory | None = None,
+    allow_placeholder_digest: bool = False,
     concurrency: int = DEFAULT_CONCURRENCY,
     deadline: float | timedelta | None = None,
     max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
@@ -70,8 +87,14 @@ def run_evaluation(
     clock: Clock = SYSTEM_CLOCK,
 ) -> EvaluationReport:
     """Evaluate `prompt` on every case of `dataset` under each override `tag` and score the
-    replies with `evaluators`; see `EvaluationReport`. `deadline` bounds each case's evaluation;
-    `clock` times the cases and the run (a `FakeClock` in tests).
+    replies with `evaluators`; see `EvaluationReport`.
+
+    `adapter` is the application's `App` (or a bare adapter): its model runs the cases with its
+    settings, prices and deps, and its overrides store and tag are the defaults of
+    `overrides_store` and `tag` (else none, and `latest`). `deps`, a function of the case,
+    gives each case deps of its own instead of the app's. `allow_placeholder_digest` lets a case
+    run with the placeholder workspace digest (it fails otherwise). `deadline` bounds each
+    case's evaluation; `clock` times the cases and the run (a `FakeClock` in tests).
 
     Ctrl-C stops the run: the report then holds the cases that finished, with `interrupted`
     set; a second Ctrl-C stops it without waiting for the cases in flight to be cancelled.
@@ -82,8 +105,10 @@ def run_evaluation(
         dataset,
         adapter,
         evaluators,
-        tags=_tags(tag),
+        tag=tag,
         overrides_store=overrides_store,
+        deps=deps,
+        allow_placeholder_digest=allow_placeholder_digest,
         concurrency=concurrency,
         deadline=deadline,
         max_tool_rounds=max_tool_rounds,
@@ -125,11 +150,13 @@ def _ctrl_c_stops(run: _Run) -> Iterator[None]:
 async def arun_evaluation(
     prompt: Prompt[Any],
     dataset: Dataset,
-    adapter: ProviderAdapter,
+    adapter: ProviderAdapter | App[Any],
     evaluators: Sequence[Evaluator | ScoreFunction],
     *,
-    tag: str | Sequence[str] = "latest",
+    tag: str | Sequence[str] | None = None,
     overrides_store: OverridesLookup | None = None,
+    deps: DepsFactory | None = None,
+    allow_placeholder_digest: bool = False,
     concurrency: int = DEFAULT_CONCURRENCY,
     deadline: float | timedelta | None = None,
     max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
@@ -142,8 +169,10 @@ async def arun_evaluation(
         dataset,
         adapter,
         evaluators,
-        tags=_tags(tag),
+        tag=tag,
         overrides_store=overrides_store,
+        deps=deps,
+        allow_placeholder_digest=allow_placeholder_digest,
         concurrency=concurrency,
         deadline=deadline,
         max_tool_rounds=max_tool_rounds,
@@ -161,11 +190,13 @@ class _Run:
         self,
         prompt: Prompt[Any],
         dataset: Dataset,
-        adapter: ProviderAdapter,
+        adapter: ProviderAdapter | App[Any],
         evaluators: Sequence[Evaluator | ScoreFunction],
         *,
-        tags: tuple[str, ...],
+        tag: str | Sequence[str] | None,
         overrides_store: OverridesLookup | None,
+        deps: DepsFactory | None,
+        allow_placeholder_digest: bool,
         concurrency: int,
         deadline: float | timedelta | None,
         max_tool_rounds: int,
@@ -181,18 +212,27 @@ class _Run:
             raise ArgumentTypeError(
                 f"clock must be a promptkit Clock (SYSTEM_CLOCK or a FakeClock), got {clock!r}"
             )
+        if deps is not None and not callable(deps):
+            raise ArgumentTypeError(
+                f"deps must be a function of the case that returns its deps, got {deps!r}"
+            )
+        self.app = _app_of(adapter)
+        self.adapter = self.app.model_adapter
         self.prompt = prompt
         self.dataset = dataset
-        self.adapter = adapter
         self.evaluators = tuple(as_evaluator(evaluator) for evaluator in evaluators)
-        self.tags = tags
+        self.tags = tags = _tags(tag if tag is not None else self.app.tag)
+        self.deps = deps
+        store = overrides_store if overrides_store is not None else self.app.overrides
         # Read once per (prompt, tag): a write during the run changes none of its cases.
-        self.overrides = RunOverrides(overrides_store) if overrides_store is not None else None
+        self.overrides = RunOverrides(store) if store is not None else None
         self.snapshots = (
             {tag: self.overrides.snapshot(prompt.descriptor, tag) for tag in tags}
             if self.overrides is not None
             else {}
         )
+        self.placeholders = {tag: placeholder_message(prompt, self.overrides, tag) for tag in tags}
+        self.allow_placeholder_digest = allow_placeholder_digest
         self.concurrency = concurrency
         self.max_tool_rounds = max_tool_rounds
         self.on_result = on_result
@@ -273,43 +313,22 @@ class _Run:
         from promptkit.session import Session
 
         started = self.clock.monotonic()
+        placeholder = self.placeholders[tag]
+        if placeholder is not None and not self.allow_placeholder_digest:
+            return self._failed(tag, case, placeholder, started, placeholder_digest=True)
         try:
-            response = await self.adapter.aevaluate(
-                self.prompt,
-                *case.params,
-                session=Session(),
-                overrides_store=self.overrides,
-                overrides_tag=tag,
-                deadline=self.deadline_s,
-                max_tool_rounds=self.max_tool_rounds,
-                user_message=case.input,
+            options = self._options(tag, case)
+            response = await self.app.aevaluate(
+                self.prompt, *case.params, session=Session(), **options
             )
         except Exception as error:
-            usage = _usage_of_failure(error)
-            return CaseResult(
-                case_id=case.id,
-                override_tag=tag,
-                case_tags=case.tags,
-                error=_error_text(error),
-                input_tokens=None if usage is None else usage.input_tokens,
-                output_tokens=None if usage is None else usage.output_tokens,
-                cost=_cost_of(usage),
-                unpriced=0 if usage is None else usage.unpriced,
-                latency_s=self.clock.monotonic() - started,
-                location=case.location,
-            )
+            return self._failed(tag, case, _error_text(error), started, usage=_usage_of(error))
         latency = self.clock.monotonic() - started
-        # Side by side, each within what is left of the case's deadline: one evaluator that
-        # blocks does not take the others' time.
-        remaining = max(self.deadline_s - (self.clock.monotonic() - started), 0.0)
-        evaluations = await asyncio.gather(
-            *(self._score(evaluator, case, response, remaining) for evaluator in self.evaluators)
-        )
-        return CaseResult(
+        calls = case_tool_calls(response)
+        result = CaseResult(
             case_id=case.id,
             override_tag=tag,
             case_tags=case.tags,
-            evaluations=tuple(evaluations),
             # Reports are files people share: a credential the model echoed stays out of them.
             text=redact_secrets(response.text),
             input_tokens=response.usage.input_tokens,
@@ -318,6 +337,62 @@ class _Run:
             unpriced=response.usage.unpriced,
             latency_s=latency,
             location=case.location,
+            tool_calls=calls,
+            placeholder_digest=placeholder is not None,
+        )
+        tool_error = unexpected_tool_error(case, calls)
+        if tool_error is not None:
+            # The reply after a tool failed says nothing of the text under test: not scored.
+            return dataclasses.replace(result, error=tool_error)
+        # Side by side, each within what is left of the case's deadline: one evaluator that
+        # blocks does not take the others' time.
+        remaining = max(self.deadline_s - (self.clock.monotonic() - started), 0.0)
+        evaluations = await asyncio.gather(
+            *(self._score(evaluator, case, response, remaining) for evaluator in self.evaluators)
+        )
+        return dataclasses.replace(result, evaluations=tuple(evaluations))
+
+    def _options(self, tag: str, case: Case) -> CallOptions[Any]:
+        """The call options of one case: the run's overrides, tag, limits and the case's input,
+        and its deps when the run has a factory (else the app's deps apply)."""
+        options: CallOptions[Any] = {
+            "overrides_store": self.overrides,
+            "overrides_tag": tag,
+            "deadline": self.deadline_s,
+            "max_tool_rounds": self.max_tool_rounds,
+            "user_message": case.input,
+        }
+        if self.deps is not None:
+            try:
+                options["deps"] = self.deps(case)
+            except Exception as error:
+                raise DepsError(
+                    f"the deps factory raised on case {case.id!r}: {type(error).__name__}: {error}"
+                ) from error
+        return options
+
+    def _failed(
+        self,
+        tag: str,
+        case: Case,
+        error: str,
+        started: float,
+        *,
+        usage: TokenUsage | None = None,
+        placeholder_digest: bool = False,
+    ) -> CaseResult:
+        return CaseResult(
+            case_id=case.id,
+            override_tag=tag,
+            case_tags=case.tags,
+            error=error,
+            input_tokens=None if usage is None else usage.input_tokens,
+            output_tokens=None if usage is None else usage.output_tokens,
+            cost=_cost_of(usage),
+            unpriced=0 if usage is None else usage.unpriced,
+            latency_s=self.clock.monotonic() - started,
+            location=case.location,
+            placeholder_digest=placeholder_digest,
         )
 
     async def _score(
@@ -379,24 +454,33 @@ class _Run:
         )
 
     def settings(self) -> dict[str, Any]:
-        """What besides the texts decided the replies: the run's limits, the model's settings."""
+        """What besides the texts decided the replies: the run's limits, the model's settings
+        (the adapter's, with the app's on top, as each case ran them)."""
         from promptkit.adapters import WireAdapter
 
+        chosen = (
+            self.adapter.settings.merged(self.app.settings)
+            if isinstance(self.adapter, WireAdapter)
+            else self.app.settings
+        )
         model_settings = (
             {
                 name: list(value) if isinstance(value, tuple) else value
-                for name, value in dataclasses.asdict(self.adapter.settings).items()
+                for name, value in dataclasses.asdict(chosen).items()
                 if value is not None
             }
-            if isinstance(self.adapter, WireAdapter)
+            if chosen is not None
             else {}
         )
-        return {
+        settings: dict[str, Any] = {
             "concurrency": self.concurrency,
             "deadline_s": self.deadline_s,
             "max_tool_rounds": self.max_tool_rounds,
             "model_settings": model_settings,
         }
+        if self.allow_placeholder_digest:
+            settings["allow_placeholder_digest"] = True
+        return settings
 
 
 def _deadline_seconds(deadline: float | timedelta | None) -> float:
@@ -429,7 +513,17 @@ def _error_text(error: BaseException) -> str:
     return redact_secrets(f"{type(error).__name__}: {error}")
 
 
-def _usage_of_failure(error: BaseException) -> TokenUsage | None:
+def _app_of(adapter: ProviderAdapter | App[Any]) -> App[Any]:
+    if isinstance(adapter, App):
+        return adapter
+    if not isinstance(adapter, ProviderAdapter):
+        raise ArgumentTypeError(
+            f"run_evaluation runs a promptkit App or ProviderAdapter, got {type(adapter).__name__}"
+        )
+    return App(adapter=adapter)
+
+
+def _usage_of(error: BaseException) -> TokenUsage | None:
     # An answer that did not parse, was cut off or refused still cost tokens; the adapter
     # attaches its partial response (OutputParseError, ModelOutputError) to the error.
     from promptkit.adapters import TokenUsage

@@ -88,6 +88,8 @@ class ProjectPrompts:
             state_dir=options.state_dir,
             overrides_dir=options.overrides_dir,
             tag=options.tag,
+            overrides=options.overrides,
+            sessions=options.sessions,
         ).prompt
 
     def render(self, name: str, arguments: Mapping[str, str]) -> str:
@@ -107,6 +109,8 @@ class ProjectPrompts:
             state_dir=options.state_dir,
             overrides_dir=options.overrides_dir,
             tag=options.tag,
+            overrides=options.overrides,
+            sessions=options.sessions,
         )
         known = {argument.name for argument in listed.arguments}
         unknown = sorted(set(arguments) - known)

@@ -30,9 +30,10 @@ from pydantic import BaseModel, ConfigDict
 from promptkit.digest import DigestResolution, WorkspaceDigestSection, resolve_workspace_digest
 from promptkit.discovery import BoundWorkspace, bind_prompt, bind_workspace
 from promptkit.errors import PromptValidationError
+from promptkit.overrides import DocumentOverridesStore
 from promptkit.prompt import Prompt, Tool, ToolContext, ToolResult
 from promptkit.repl import freshness_text
-from promptkit.session import Session
+from promptkit.session import Session, SessionStoreProtocol
 from promptkit.workspace import HostMount, VfsWorkspaceSection, WorkspaceSection
 
 DIGEST_TOOL = "workspace_digest"
@@ -46,8 +47,9 @@ DEFAULT_REFRESH_PROVIDER = "static"
 @dataclass(frozen=True)
 class ServeOptions:
     """What `promptkit mcp serve` was asked to serve: the workspace options every workspace
-    command takes, whether the server may store a refreshed digest (`allow_writes`), and who
-    writes a refreshed digest (`refresh_provider`, `static` unless configured)."""
+    command takes, whether the server may store a refreshed digest (`allow_writes`), who
+    writes a refreshed digest (`refresh_provider`, `static` unless configured), and the stores
+    an application binds (`overrides`, `sessions`: used unless a folder option names one)."""
 
     path: str | None = None
     prompt: str | None = None
@@ -56,6 +58,8 @@ class ServeOptions:
     overrides_dir: str | None = None
     allow_writes: bool = False
     refresh_provider: str = DEFAULT_REFRESH_PROVIDER
+    overrides: DocumentOverridesStore[Any] | None = None
+    sessions: SessionStoreProtocol | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,8 @@ class WorkspaceService:
             state_dir=self.options.state_dir,
             overrides_dir=self.options.overrides_dir,
             tag=self.options.tag,
+            overrides=self.options.overrides,
+            sessions=self.options.sessions,
         )
 
     def digest(self) -> DigestReport:

@@ -1,5 +1,6 @@
 """The optimize workflow: a `DigestWriter` writes a prompt's workspace digest, which is checked
-and stored in the session (SESSION) or the overrides store (GLOBAL).
+(the digest gate measures its `Grounding` in the workspace and refuses what is not a digest of
+it) and stored in the session (SESSION) or the overrides store (GLOBAL).
 
 Two writers: `ModelDigestWriter` drives any `ProviderAdapter` (what `ProviderAdapter.optimize`
 uses) and `StaticDigestWriter` builds the digest offline from the files. `choose_digest_writer`
@@ -18,7 +19,11 @@ if TYPE_CHECKING:
         choose_digest_writer as choose_digest_writer,
         writes_with_model as writes_with_model,
     )
-    from promptkit.optimize._model_writer import ModelDigestWriter as ModelDigestWriter
+    from promptkit.optimize._gate import Grounding as Grounding
+    from promptkit.optimize._model_writer import (
+        DEFAULT_REPLY_TOKENS as DEFAULT_REPLY_TOKENS,
+        ModelDigestWriter as ModelDigestWriter,
+    )
     from promptkit.optimize._static_writer import StaticDigestWriter as StaticDigestWriter
     from promptkit.optimize._storage import OperatorOverrideError as OperatorOverrideError
     from promptkit.optimize._types import (
@@ -30,6 +35,7 @@ if TYPE_CHECKING:
         OptimizationTarget as OptimizationTarget,
     )
     from promptkit.optimize._workflow import (
+        DEFAULT_OPTIMIZE_DEADLINE as DEFAULT_OPTIMIZE_DEADLINE,
         DEFAULT_OPTIMIZE_TOOL_ROUNDS as DEFAULT_OPTIMIZE_TOOL_ROUNDS,
         optimize_workspace_digest as optimize_workspace_digest,
     )
@@ -45,7 +51,8 @@ else:
                 "choose_digest_writer",
                 "writes_with_model",
             ),
-            "promptkit.optimize._model_writer": ("ModelDigestWriter",),
+            "promptkit.optimize._gate": ("Grounding",),
+            "promptkit.optimize._model_writer": ("DEFAULT_REPLY_TOKENS", "ModelDigestWriter"),
             "promptkit.optimize._static_writer": ("StaticDigestWriter",),
             "promptkit.optimize._storage": ("OperatorOverrideError",),
             "promptkit.optimize._types": (
@@ -57,6 +64,7 @@ else:
                 "OptimizationTarget",
             ),
             "promptkit.optimize._workflow": (
+                "DEFAULT_OPTIMIZE_DEADLINE",
                 "DEFAULT_OPTIMIZE_TOOL_ROUNDS",
                 "optimize_workspace_digest",
             ),

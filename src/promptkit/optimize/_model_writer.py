@@ -13,14 +13,28 @@ parse is kept as plain text.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from datetime import timedelta
 from functools import partial
 from typing import Any
 
 from promptkit._names import is_valid_key
-from promptkit.adapters import PromptResponse, ProviderAdapter, TokenUsage, ToolCallRecord
-from promptkit.errors import OptimizationError, OutputParseError, PromptValidationError
+from promptkit.adapters import (
+    ModelSettings,
+    PromptResponse,
+    ProviderAdapter,
+    TokenUsage,
+    ToolCallRecord,
+)
+from promptkit.errors import (
+    ArgumentValueError,
+    DigestRejectedError,
+    OptimizationError,
+    OutputParseError,
+    OutputTruncatedError,
+    PromptValidationError,
+)
 from promptkit.hostfiles import (
     DEFAULT_MAX_FILE_BYTES,
     FileSelection,
@@ -33,8 +47,8 @@ from promptkit.hostfiles import (
 from promptkit.logging import get_logger
 from promptkit.optimize._types import DigestDraft, OptimizationResponse, OptimizationTarget
 from promptkit.planning import PlanningStrategy, PlanningToolsSection
-from promptkit.prompt import Prompt, TextSection, ToolResult
-from promptkit.session import Session, ToolInvoked
+from promptkit.prompt import Prompt, TextSection, ToolResult, schema_for_model
+from promptkit.session import PromptRendered, Session, ToolInvoked
 from promptkit.workspace import HostMount, record_counted_listing, record_listing
 
 _log = get_logger("promptkit.optimize")
@@ -46,15 +60,32 @@ _KEY_LIMIT = 64
 _HASH_CHARS = 8
 
 
+DEFAULT_REPLY_TOKENS = 4096
+"""The most a model's reply may be while it writes a digest: twice the digest's own budget, so
+a digest that runs on is cut off rather than generated for many minutes."""
+
+
 class ModelDigestWriter:
     """Writes the digest with `adapter`'s model (what `ProviderAdapter.optimize` uses)."""
 
-    def __init__(self, adapter: ProviderAdapter, *, listing: ListingProcess | None = None) -> None:
+    def __init__(
+        self,
+        adapter: ProviderAdapter,
+        *,
+        listing: ListingProcess | None = None,
+        reply_tokens: int = DEFAULT_REPLY_TOKENS,
+    ) -> None:
         """`listing` is a listing of the workspace already under way in a helper process (the
         CLI starts one before its imports); it is used when it lists the first mount's directory
-        with the mount's size cap, and otherwise the mount is listed here."""
+        with the mount's size cap, and otherwise the mount is listed here. `reply_tokens` caps
+        each reply of the model (a lower cap in the adapter's own settings is kept)."""
+        if isinstance(reply_tokens, bool) or not isinstance(reply_tokens, int) or reply_tokens < 1:
+            raise ArgumentValueError(
+                f"ModelDigestWriter: reply_tokens must be an int >= 1, got {reply_tokens!r}"
+            )
         self.adapter = adapter
         self.listing = listing
+        self.reply_tokens = reply_tokens
 
     @property
     def provider(self) -> str:
@@ -87,9 +118,24 @@ class ModelDigestWriter:
         self.adapter.prepare_client()
         provenance = record_listing_in(optimization_session)
         response = _evaluate(
-            self.adapter, inner, target, optimization_session, deadline, max_tool_rounds
+            self.adapter,
+            inner,
+            target,
+            optimization_session,
+            deadline,
+            max_tool_rounds,
+            self._reply_cap(),
         )
-        return DigestDraft(response=response, provenance=provenance())
+        return DigestDraft(
+            response=response,
+            provenance=provenance(),
+            prompt_text=_text_given(inner, optimization_session),
+        )
+
+    def _reply_cap(self) -> int:
+        settings = getattr(self.adapter, "settings", None)
+        own = settings.max_output_tokens if isinstance(settings, ModelSettings) else None
+        return min(self.reply_tokens, own) if own is not None else self.reply_tokens
 
     def _start_listing(
         self, mount: HostMount
@@ -233,6 +279,24 @@ Reply with the digest itself as the value of `digest`: markdown describing this 
 these instructions and not a JSON schema."""
 
 
+def _text_given(prompt: Prompt[Any], session: Session) -> str:
+    """What the model was given: the prompt as it rendered it, and its tools' descriptions and
+    parameters (a digest that repeats them is refused as an echo)."""
+    rendered = [
+        event.text
+        for event in session.select_all(PromptRendered)
+        if (event.prompt_ns, event.prompt_key) == (prompt.ns, prompt.key)
+    ]
+    tools = [tool for _, section in prompt.iter_sections() for tool in section.tools]
+    return "\n\n".join(
+        [
+            *rendered[-1:],
+            *(tool.description for tool in tools),
+            *(json.dumps(schema_for_model(tool.parameters_schema)) for tool in tools),
+        ]
+    )
+
+
 def _evaluate(
     adapter: ProviderAdapter,
     inner: Prompt[Any],
@@ -240,8 +304,10 @@ def _evaluate(
     session: Session,
     deadline: float | timedelta | None,
     max_tool_rounds: int,
+    reply_tokens: int,
 ) -> PromptResponse[Any]:
-    """Evaluate the optimization prompt; a reply that does not parse is kept as plain text."""
+    """Evaluate the optimization prompt; a reply that does not parse is kept as plain text, and
+    one cut off at the cap is refused."""
     calls_before = len(session.select_all(ToolInvoked))
     try:
         return adapter.evaluate(
@@ -251,10 +317,21 @@ def _evaluate(
             overrides_tag=target.overrides_tag or "latest",
             deadline=deadline,
             max_tool_rounds=max_tool_rounds,
+            settings=ModelSettings(max_output_tokens=reply_tokens),
             # A reply that does not parse is kept as the digest text, so asking again would
             # only cost another request.
             output_retries=0,
         )
+    except OutputTruncatedError as error:
+        usage = error.response.usage if isinstance(error.response, PromptResponse) else None
+        written = f" after {usage.output_tokens} tokens" if usage and usage.output_tokens else ""
+        raise DigestRejectedError(
+            f"optimize {target.prompt.ns}/{target.prompt.key}: the model's reply was cut"
+            f" off{written}, so it holds no complete digest (this run caps each reply at"
+            f" {reply_tokens} tokens; a digest is at most about 2000); nothing was stored. Try"
+            " another model, or the static optimizer (--provider static, or --fallback-static)",
+            response=error.response,
+        ) from None
     except OutputParseError as error:
         _log.info(
             "optimization_reply_unstructured",

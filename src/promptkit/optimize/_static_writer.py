@@ -18,7 +18,7 @@ from datetime import timedelta
 from promptkit.errors import ArgumentValueError
 from promptkit.hostfiles import HOST_READER, WorkspaceReader
 from promptkit.optimize._types import DigestDraft, OptimizationTarget, digest_response
-from promptkit.repofacts import ScanRoot, render_static_digest, scan_roots
+from promptkit.repofacts import ScanRoot, WorkspaceFacts, render_static_digest, scan_roots
 from promptkit.session import Session
 
 STATIC_PROVIDER = "static"
@@ -64,16 +64,7 @@ class StaticDigestWriter:
     ) -> DigestDraft:
         """The digest of the workspace from a static scan; no model runs, so the session, the
         deadline and the tool rounds have nothing to bound."""
-        roots = [
-            ScanRoot(
-                mount.root(),
-                prefix=mount.mount_path,
-                include=mount.include_glob,
-                exclude=mount.exclude_glob,
-            )
-            for mount in target.mounts
-        ]
-        facts = scan_roots(roots, reader=self._reader)
+        facts = scan_target(target, reader=self._reader)
         digest = render_static_digest(facts, max_tokens=self._max_tokens)
         response = digest_response(
             digest,
@@ -81,4 +72,20 @@ class StaticDigestWriter:
             provider=self.provider,
             model=self.model,
         )
-        return DigestDraft(response=response, provenance=facts.manifest)
+        return DigestDraft(response=response, provenance=facts.manifest, facts=facts)
+
+
+def scan_target(
+    target: OptimizationTarget, *, reader: WorkspaceReader = HOST_READER
+) -> WorkspaceFacts:
+    """The static scan of the workspace `target`'s mounts make up, with their globs."""
+    roots = [
+        ScanRoot(
+            mount.root(),
+            prefix=mount.mount_path,
+            include=mount.include_glob,
+            exclude=mount.exclude_glob,
+        )
+        for mount in target.mounts
+    ]
+    return scan_roots(roots, reader=reader)

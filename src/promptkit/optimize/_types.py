@@ -16,8 +16,10 @@ from typing import Any, Protocol, runtime_checkable
 from promptkit.adapters import PromptResponse, TokenUsage
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.hostfiles import WorkspaceManifest
+from promptkit.optimize._gate import Grounding
 from promptkit.overrides import PromptOverridesStore
 from promptkit.prompt import Prompt, SectionPath
+from promptkit.repofacts import WorkspaceFacts
 from promptkit.session import Session
 from promptkit.workspace import HostMount, WorkspaceSection
 
@@ -33,13 +35,20 @@ class OptimizationScope(StrEnum):
 class OptimizationResult:
     """What `optimize` did: the provider's response, the stored digest, the scope and the key
     of the digest section it was stored for; `locations` are the override files GLOBAL scope
-    wrote (empty for SESSION)."""
+    wrote (empty for SESSION).
+
+    `grounding` is how much of what the written digest names the workspace has (None when the
+    gate did not run); `fallback_reason` says why the static digest was stored instead of the
+    model's (`fallback_static=True`), None when the written digest was.
+    """
 
     response: PromptResponse[Any]
     digest: str
     scope: OptimizationScope
     section_key: str
     locations: tuple[str, ...] = ()
+    grounding: Grounding | None = None
+    fallback_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,10 +87,17 @@ class OptimizationTarget:
 @dataclass(frozen=True)
 class DigestDraft:
     """A digest as written, before it is checked and stored: the response that carries it and
-    the manifest of the workspace state it was written from."""
+    the manifest of the workspace state it was written from.
+
+    `prompt_text` is what a model was given to write it (the rendered prompt, its tools'
+    descriptions), against which the gate recognises a digest that repeats it; `facts` is the
+    static scan a writer made of the workspace, which the gate then need not make again.
+    """
 
     response: PromptResponse[Any]
     provenance: WorkspaceManifest
+    prompt_text: str = ""
+    facts: WorkspaceFacts | None = None
 
 
 @runtime_checkable

@@ -119,6 +119,14 @@ def writable_section(descriptor: PromptDescriptor, path: SectionPath) -> Section
 def checked_text(text: object, *, where: str) -> str:
     if not isinstance(text, str):
         raise OverridesError(f"{where}: the text must be a str, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        # A lone surrogate: bytes that were not UTF-8, decoded with surrogate escapes.
+        raise OverridesError(
+            f"{where}: the text is not valid Unicode (a lone surrogate at character"
+            f" {error.start}: bytes that were not UTF-8); nothing was written"
+        ) from None
     # TOML turns a CRLF inside a multi-line string into LF on reading; storing LF keeps the
     # text read back equal to the text written.
     text = text.replace("\r\n", "\n")

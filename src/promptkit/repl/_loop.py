@@ -27,6 +27,7 @@ import json
 import shlex
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TextIO
@@ -54,6 +55,7 @@ from promptkit.workspace import forget_listings
 
 if TYPE_CHECKING:
     from promptkit.adapters import CallOptions, PromptResponse
+    from promptkit.app import App
     from promptkit.optimize import OptimizationScope, WriterChoice
     from promptkit.session import SessionAttachmentProtocol, SessionStoreProtocol
 
@@ -67,8 +69,9 @@ OnText = Callable[[str], None] | None
 @dataclass(frozen=True)
 class ReplSetup:
     """What a REPL works on: the workspace, the prompt (or its factory), the chosen digest
-    writer (with its adapter, when there is a model), the overrides store and tag, and the
-    session store."""
+    writer (with its adapter, when there is a model), the overrides store and tag, the session
+    store, and the application's binding (`app`), whose deps, settings and prices `ask` passes
+    on as the application's own calls do."""
 
     workspace: Path
     prompt_source: PromptSource
@@ -76,6 +79,7 @@ class ReplSetup:
     overrides: DocumentOverridesStore[Any]
     tag: str
     state: SessionStoreProtocol
+    app: App[Any] | None = None
 
 
 class WorkspaceRepl(cmd.Cmd):
@@ -316,17 +320,19 @@ class WorkspaceRepl(cmd.Cmd):
         run_session = Session()
         stop_progress = run_session.subscribe(progress.on_event)
         stop_forwarding = run_session.subscribe(self._record_in_history)
+        waits_for_a_model = self.setup.choice.adapter is not None
         try:
-            result = optimize_workspace_digest(
-                writer,
-                self._prompt,
-                store_scope=scope,
-                overrides_store=self.setup.overrides,
-                overrides_tag=self.setup.tag,
-                session=self.session,
-                optimization_session=run_session,
-                overwrite_operator=overwrite_operator,
-            )
+            with progress.ticking() if waits_for_a_model else nullcontext():
+                result = optimize_workspace_digest(
+                    writer,
+                    self._prompt,
+                    store_scope=scope,
+                    overrides_store=self.setup.overrides,
+                    overrides_tag=self.setup.tag,
+                    session=self.session,
+                    optimization_session=run_session,
+                    overwrite_operator=overwrite_operator,
+                )
         finally:
             stop_forwarding()
             stop_progress()
@@ -339,6 +345,8 @@ class WorkspaceRepl(cmd.Cmd):
             self.say(f"  session {self.session.session_id} ({folder})")
         for location in result.locations:
             self.say(f"  {location}")
+        if result.grounding is not None:
+            self.say(f"grounding: {result.grounding.summary()}")
         self.say("`digest` shows it")
 
     def _record_in_history(self, event: object) -> None:
@@ -398,11 +406,13 @@ class WorkspaceRepl(cmd.Cmd):
         from promptkit.adapters import WireAdapter, response_of
 
         self._refresh_workspace_copy()
-        options: CallOptions = {
+        options: CallOptions[Any] = {
             "overrides_store": self.setup.overrides,
+            "overrides_tag": self.setup.tag,
             "user_message": user_message,
         }
-        options["overrides_tag"] = self.setup.tag
+        if self.setup.app is not None:
+            options = self.setup.app.call_options(options)
         try:
             if on_text is None or not isinstance(adapter, WireAdapter):
                 return adapter.evaluate(self._prompt, *params, session=self.session, **options)

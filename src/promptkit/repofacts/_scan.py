@@ -278,6 +278,7 @@ def _scan(  # noqa: C901, PLR0915
         [workflow for workflow in workflows if checks_a_change(workflow)],
         (documented.command for documented in guidance.commands),
         programs,
+        collector.build_owner,
     )
     tools = ranked_tools(collector.tools, tool_depths, programs, ci_systems(workflows))
     ranked_modules = largest_modules(sizes, read, is_code, _MAX_NAMED_MODULES)

@@ -14,6 +14,7 @@ __all__: list[str]  # assigned below from the export table
 
 if TYPE_CHECKING:
     from promptkit.session._events import (
+        ModelReplied as ModelReplied,
         PromptExecuted as PromptExecuted,
         PromptRendered as PromptRendered,
         SessionRolledBack as SessionRolledBack,
@@ -62,6 +63,7 @@ else:
         __name__,
         {
             "promptkit.session._events": (
+                "ModelReplied",
                 "PromptExecuted",
                 "PromptRendered",
                 "SessionRolledBack",

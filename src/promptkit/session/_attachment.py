@@ -11,6 +11,7 @@ Starting also removes the temp files a killed writer of metadata.json or base.js
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +19,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit._durable import remove_orphaned_temps, write_atomically
+from promptkit._input_files import file_kind
 from promptkit.clock import SYSTEM_CLOCK
-from promptkit.errors import SessionError, SessionStaleError
+from promptkit.errors import SessionCorruptError, SessionError, SessionStaleError
 from promptkit.logging import get_logger
 from promptkit.session._records import (
     BASE_FILE,
@@ -176,13 +178,19 @@ class SessionAttachment:
             self._session.detach_recorder(
                 self, stored_log=StoredLog(str(self._session_dir), self._head)
             )
-            if self._unsynced:
-                os.fsync(self._fd)
             try:
+                if self._unsynced:
+                    os.fsync(self._fd)
                 self._write_metadata(status="closed", head=self._head)
+            except OSError as exc:
+                raise SessionError(
+                    f"could not close session {self._session.session_id!r} in"
+                    f" {self._session_dir}: {exc}; the events recorded before are kept and the"
+                    " session loads as it was"
+                ) from exc
             finally:
                 self.release()
-        self._store._forget(self)
+                self._store._forget(self)
         _log.info("session_detached", session_id=self._session.session_id, trace_id=self._trace_id)
 
     def __enter__(self) -> SessionAttachment:
@@ -207,9 +215,7 @@ class SessionAttachment:
             remove_orphaned_temps(self._session_dir / name)
         # Metadata first: a directory with metadata but no base is a creation cut short.
         self._write_metadata(status="active")
-        self._fd = os.open(
-            self._session_dir / EVENTS_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644
-        )
+        self._fd = _open_events(self._session_dir / EVENTS_FILE)
         self._compact()
         self._write_metadata(status="active", head=self._head)
 
@@ -270,6 +276,31 @@ def acquire_session_lock(session_dir: Path) -> BaseFileLock:
             "held by another attachment or process); close that attachment first"
         ) from None
     return lock
+
+
+def _open_events(path: Path) -> int:
+    """events.jsonl opened for appending; SessionCorruptError when it is not a regular file (a
+    FIFO would block the open until a reader came, a directory cannot be written)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
+    except OSError as error:
+        if error.errno not in (errno.EISDIR, errno.ENXIO):  # a directory; a FIFO, no reader
+            raise
+        kind = "directory" if error.errno == errno.EISDIR else "FIFO"
+        raise SessionCorruptError(_not_regular(path, kind)) from error
+    found = file_kind(os.fstat(fd).st_mode)
+    if found is not None:
+        os.close(fd)
+        raise SessionCorruptError(_not_regular(path, found))
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _not_regular(path: Path, kind: str) -> str:
+    return (
+        f"{path}: a {kind}, not a regular file, so the session cannot be recorded there; remove"
+        " it (or the whole session directory) by hand"
+    )
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -1,10 +1,11 @@
 """The events promptkit itself dispatches, and the events that model direct slice changes.
 
-`PromptRendered`, `ToolInvoked` and `PromptExecuted` are recorded by every session: they are
-registered slice types (names `promptkit.prompt-rendered`, `promptkit.tool-invoked`,
-`promptkit.prompt-executed`) and, having no reducer of their own, are appended to a slice of
-their own type. `SliceSeeded`, `SliceCleared` and `SessionRolledBack` are what `seed_slice`,
-`clear_slice` and `rollback` dispatch, so subscribers and an attached store see those changes too.
+`PromptRendered`, `ModelReplied`, `ToolInvoked` and `PromptExecuted` are recorded by every
+session: they are registered slice types (names `promptkit.prompt-rendered`,
+`promptkit.model-replied`, `promptkit.tool-invoked`, `promptkit.prompt-executed`) and, having
+no reducer of their own, are appended to a slice of their own type. `SliceSeeded`,
+`SliceCleared` and `SessionRolledBack` are what `seed_slice`, `clear_slice` and `rollback`
+dispatch, so subscribers and an attached store see those changes too.
 """
 
 from __future__ import annotations
@@ -72,6 +73,23 @@ class PromptExecuted:
 
 
 @dataclass(frozen=True)
+class ModelReplied:
+    """One reply of the model arrived: the `request`-th of an evaluation of the prompt, with
+    the tokens it reports (None when the server reports none), how many tool calls it asked for
+    and why it ended. An evaluation with tool rounds has one per round; `PromptExecuted` comes
+    once, at its end. What a progress display counts while an evaluation runs."""
+
+    prompt_ns: str
+    prompt_key: str
+    request: int
+    input_tokens: int | None
+    output_tokens: int | None
+    tool_calls: int
+    finish_reason: str
+    replied_at: datetime
+
+
+@dataclass(frozen=True)
 class SliceSeeded:
     """The slice of `slice_type` was set to exactly `values` (`Session.seed_slice`)."""
 
@@ -99,5 +117,6 @@ SLICE_CLEARED = "promptkit.slice-cleared"
 SESSION_ROLLED_BACK = "promptkit.session-rolled-back"
 
 register_slice_type("promptkit.prompt-rendered", PromptRendered)
+register_slice_type("promptkit.model-replied", ModelReplied)
 register_slice_type("promptkit.tool-invoked", ToolInvoked)
 register_slice_type("promptkit.prompt-executed", PromptExecuted)

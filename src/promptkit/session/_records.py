@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from promptkit._input_files import file_kind, open_regular_file
 from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import SessionCorruptError, SessionError
 from promptkit.logging import get_logger
@@ -93,14 +95,33 @@ def _checksum(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()[:16]
 
 
-def read_metadata(path: Path) -> StoredSession:
+def read_session_file(path: Path, missing: str) -> bytes:
+    """All of one of a session's files; SessionCorruptError when it is `missing` (the message
+    says why), unreadable, or not a regular file: it is opened without blocking and its kind
+    checked before a byte is read, since a FIFO would block the read and a device never ends."""
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
+        raise SessionCorruptError(f"{path}: missing; {missing}") from None
+    except OSError as error:
+        raise SessionCorruptError(f"{path}: cannot be read ({error.strerror})") from error
+    kind = file_kind(os.fstat(fd).st_mode)
+    if kind is not None:
+        os.close(fd)
         raise SessionCorruptError(
-            f"{path}: missing; the session directory was not created by SessionStore or was "
-            "partly deleted"
-        ) from None
+            f"{path}: a {kind}, not a regular file, so it was not read; a session's files are"
+            " regular files written by SessionStore: remove it (or the whole session"
+            " directory) by hand"
+        )
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def read_metadata(path: Path) -> StoredSession:
+    data = read_session_file(
+        path, "the session directory was not created by SessionStore or was partly deleted"
+    )
     activity = max(
         (path.parent / name).stat().st_mtime_ns
         for name in (METADATA_FILE, BASE_FILE, EVENTS_FILE)
@@ -283,12 +304,9 @@ class _Line:
 
 
 def _file_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise SessionCorruptError(
-            f"{path}: missing; the session was never completely created or the file was removed"
-        ) from None
+    return read_session_file(
+        path, "the session was never completely created or the file was removed"
+    )
 
 
 def _lines(data: bytes, path: str, *, allow_torn_tail: bool) -> Iterator[_Line]:
@@ -482,7 +500,7 @@ def stored_head(session_dir: Path) -> StoreHead | None:
     """The head of the session stored in `session_dir` without loading it: the last event
     record after the base, else the base header; None when there is no readable base."""
     try:
-        with (session_dir / BASE_FILE).open("rb") as base_file:
+        with open_regular_file(session_dir / BASE_FILE) as base_file:
             header = json.loads(base_file.readline())
         base: StoreHead = (int(header["seq"]), str(header.get("sum", "")))
     except (OSError, ValueError, KeyError, TypeError):
@@ -496,7 +514,7 @@ def stored_head(session_dir: Path) -> StoreHead | None:
 def _last_record(path: Path) -> dict[str, Any] | None:
     """The last complete record of `path` (a torn tail is ignored), or None."""
     try:
-        with path.open("rb") as file:
+        with open_regular_file(path) as file:
             size = file.seek(0, 2)
             chunk = b""
             start = size

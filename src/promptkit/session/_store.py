@@ -8,6 +8,8 @@ Layout under the state root (explicit argument > $PROMPTKIT_HOME > ~/.promptkit)
     workspaces/<workspace_id>/sessions/<session_id>/metadata.json
                                                    /base.jsonl    the slices at one seq
                                                    /events.jsonl  changes after it, appended
+    workspaces/<workspace_id>/runs/<kind>/         the record of a command's last run
+                                                   (`run_dir`: manifest.json and artifacts)
 
 A session's state is base plus every event record with a higher seq, applied in seq order.
 Records hold the *changes* an event made (values appended, or a slice's new contents), never the
@@ -27,6 +29,7 @@ from pathlib import Path
 from types import TracebackType
 
 from promptkit._durable import write_atomically
+from promptkit._input_files import open_regular_file
 from promptkit._names import require_key
 from promptkit.errors import SessionError, SessionStaleError
 from promptkit.logging import get_logger
@@ -230,6 +233,19 @@ class SessionStore:
     ) -> None:
         self.close()
 
+    def run_dir(self, workspace_root: Path | str, kind: str) -> Path:
+        """Where a command keeps the record of its last run of `kind` (`optimize`) on
+        `workspace_root`. Nothing is created, except that a state root inside the workspace is
+        marked ignored first (as writing a session does), so the record never shows in the
+        workspace's listing, digest or fingerprint."""
+        require_key(kind, what="run kind", error=SessionError)
+        workspaces = self._state_root / "workspaces"
+        state, workspace = self._state_root.resolve(), Path(workspace_root).resolve()
+        if state == workspace or workspace in state.parents:
+            workspaces.mkdir(parents=True, exist_ok=True)
+            _ignore_in_listings(workspaces)
+        return workspaces / workspace_id(workspace_root) / "runs" / kind
+
     def _sessions_dir(self, workspace_root: Path | str) -> Path:
         return self._state_root / "workspaces" / workspace_id(workspace_root) / "sessions"
 
@@ -257,7 +273,8 @@ _LOAD_ATTEMPTS = 20
 def _header_line(base_file: Path) -> bytes | None:
     """The first line of base.jsonl (its header, unique to each write of the base)."""
     try:
-        with base_file.open("rb") as file:
+        # Opened only when regular: a FIFO would block here (the read reports what it is).
+        with open_regular_file(base_file) as file:
             return file.readline()
     except OSError:
         return None

@@ -79,7 +79,8 @@ class ToolingCollector:
     `programs` are the programs the configuration shows the project runs (every recorded
     command's, and each build system's own: `./gradlew`, `mix`, `zig`): the evidence a doc's
     inline code is checked against. `package_defaults` holds the subdirectories' inferred
-    commands until `add_package_defaults` decides which the root does not cover.
+    commands until `add_package_defaults` decides which the root does not cover;
+    `build_owner` is the program that builds everything, when the root says one does (Bazel).
     """
 
     present: frozenset[str]
@@ -92,6 +93,7 @@ class ToolingCollector:
     projects: list[ProjectFact] = field(default_factory=list)
     exported_modules: set[str] = field(default_factory=set)
     package_defaults: list[_PackageDefault] = field(default_factory=list)
+    build_owner: str | None = None
 
     def add(
         self,

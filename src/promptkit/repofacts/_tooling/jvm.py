@@ -1,5 +1,5 @@
-"""JVM builds: Gradle (wrapper, subprojects, plugins), Maven (wrapper, modules, plugins), sbt and
-Mill.
+"""JVM builds: Gradle (wrapper, subprojects, plugins, the tasks its build script registers), Maven
+(wrapper, modules, plugins), sbt and Mill.
 
 A build is run through its wrapper when the repository holds one (`./gradlew`, `./mvnw`,
 `./mill`): the wrapper pins the version CI uses. Checks that plugins add are offered only for a
@@ -31,6 +31,14 @@ _GRADLE_PLUGIN_TASKS: tuple[tuple[str, str, _Tasks], ...] = (
     ("checkstyle", "checkstyle", (("lint", "checkstyleMain"),)),
     ("com.android.application", "android-lint", (("lint", "lint"),)),
 )
+# A task the build script registers: `tasks.register("x")`, `tasks.register<Copy>("x")`,
+# `val x by tasks.registering`, Groovy's `task x` / `task('x')`.
+_GRADLE_TASK = re.compile(
+    r"""tasks\.register(?:<[\w.]+>)?\(\s*["']([\w:-]+)["']|"""
+    r"""\bval\s+(\w+)\s+by\s+tasks\.registering|"""
+    r"""^\s*task\s*\(?\s*["']?(\w+)["']?\s*(?:[(){,]|$)""",
+    re.MULTILINE,
+)
 _MAVEN_MODULE = re.compile(r"<module>\s*([^<\s]+)\s*</module>")
 _MAVEN_ARTIFACT = re.compile(r"<artifactId>\s*([^<\s]+)\s*</artifactId>")
 _MAVEN_PLUGIN_GOALS: tuple[tuple[str, _Tasks], ...] = (
@@ -57,11 +65,7 @@ def parse_gradle(collector: ToolingCollector, source: str, directory: str, text:
     gradle = "./gradlew" if collector.has(directory, "gradlew") else "gradle"
     collector.tools.add("gradle")
     collector.programs.update((gradle, "gradle"))
-    texts = [text]
-    prefix = f"{directory}/" if directory else ""
-    for other in (*_GRADLE_BUILDS, "gradle/libs.versions.toml", "build-logic/build.gradle.kts"):
-        if other != name and collector.has(directory, other):
-            texts.append(collector.read(prefix + other) or "")
+    texts, build = _gradle_texts(collector, directory, name, text)
     everything = "\n".join(texts)
     collector.note_dependencies(everything)
     projects = [
@@ -79,11 +83,30 @@ def parse_gradle(collector: ToolingCollector, source: str, directory: str, text:
     collector.project("Gradle build", root_name.group(1) if root_name else None, facts, source)
     collector.add_default("gradle", "test", f"{gradle} test", source, directory)
     collector.add_default("gradle", "build", f"{gradle} build", source, directory)
+    # The build script registers the project's own tasks (`./gradlew koverReport`).
+    for task in dict.fromkeys(next(filter(None, found)) for found in _GRADLE_TASK.findall(build)):
+        collector.add(classify_name(task), f"{gradle} {task}", source, directory=directory)
     for marker, tool, tasks in _GRADLE_PLUGIN_TASKS:
         if marker in everything:
             collector.tools.add(tool)
             for purpose, task in tasks:
                 collector.add_default("gradle", purpose, f"{gradle} {task}", source, directory)
+
+
+def _gradle_texts(
+    collector: ToolingCollector, directory: str, name: str, text: str
+) -> tuple[list[str], str]:
+    """The texts of a build's scripts and version catalog (`text`, read as `name`, first),
+    and the text of its build script."""
+    texts = [text]
+    build = text if name in _GRADLE_BUILDS else ""
+    prefix = f"{directory}/" if directory else ""
+    for other in (*_GRADLE_BUILDS, "gradle/libs.versions.toml", "build-logic/build.gradle.kts"):
+        if other != name and collector.has(directory, other):
+            texts.append(collector.read(prefix + other) or "")
+            if other in _GRADLE_BUILDS and not build:
+                build = texts[-1]
+    return texts, build
 
 
 def parse_maven(collector: ToolingCollector, source: str, directory: str, text: str) -> None:

@@ -99,6 +99,8 @@ def parse_bazel(collector: ToolingCollector, source: str, directory: str, text: 
         return  # a nested workspace is a fixture or an example, not this build
     collector.tools.add("bazel")
     collector.programs.update(("bazel", "bazelisk"))
+    # A Bazel workspace builds and tests every language in it through its rules.
+    collector.build_owner = "bazel"
     facts = []
     if collector.has(directory, ".bazelversion"):
         version = (collector.read(".bazelversion", 64) or "").strip()

@@ -87,11 +87,13 @@ def rank_commands(
     workflows: Sequence[Workflow],
     documented: Iterable[str],
     programs: Mapping[str, int] | None = None,
+    build_owner: str | None = None,
 ) -> tuple[ToolCommand, ...]:
     """`commands` with their standing decided, aliases folded in, best first.
 
     `documented` are the command lines contributor docs and agent files name; `programs`
-    counts the CI lines that run each program (see `ci.ci_programs`).
+    counts the CI lines that run each program (see `ci.ci_programs`); `build_owner` is the
+    program that builds everything when the root says so (`bazel` for a Bazel workspace).
     """
     ci_counts: Mapping[str, int] = programs if programs is not None else Counter()
     ci_lines = [line for workflow in workflows for line in workflow.commands]
@@ -102,7 +104,7 @@ def rank_commands(
     ranked = [
         replace(command, standing=_standing(command, ci_lines, doc_lines)) for command in folded
     ]
-    ranked = _without_unevidenced_defaults(ranked, ci_counts, doc_lines)
+    ranked = _without_unevidenced_defaults(ranked, ci_counts, doc_lines, build_owner)
     conventions = {
         (command.purpose, tool_key(command.command))
         for command in commands
@@ -197,11 +199,16 @@ def _tool_name(program: str) -> str:
 
 
 def _without_unevidenced_defaults(
-    commands: list[ToolCommand], ci_counts: Mapping[str, int], doc_lines: list[str]
+    commands: list[ToolCommand],
+    ci_counts: Mapping[str, int],
+    doc_lines: list[str],
+    build_owner: str | None = None,
 ) -> list[ToolCommand]:
     """Drop an inferred command for a purpose CI or the docs already cover with another
     program, when nothing runs its own program (no CI line, doc or written command): a
-    CMakeLists.txt shipped beside a Zig build does not make `ctest` this project's test."""
+    CMakeLists.txt shipped beside a Zig build does not make `ctest` this project's test.
+    Where one program builds everything (a Bazel workspace builds and tests its Go code with
+    `rules_go`), another program's inferred command needs that evidence for any purpose."""
     used = {program_of(line) for line in doc_lines} | {
         program_of(spelling)
         for command in commands
@@ -213,7 +220,7 @@ def _without_unevidenced_defaults(
         command
         for command in commands
         if command.standing != "default"
-        or command.purpose not in covered
+        or (command.purpose not in covered and build_owner in (None, program_of(command.command)))
         or ci_counts.get(program_of(command.command), 0) > 0
         or program_of(command.command) in used
     ]

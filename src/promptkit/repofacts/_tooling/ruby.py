@@ -1,4 +1,4 @@
-"""Ruby: Gemfile (Bundler), a gem's gemspec, and the Rakefile's tasks.
+"""Ruby: Gemfile (Bundler), a gem's gemspec and executables, and the Rakefile's tasks.
 
 With a Gemfile, tools run through `bundle exec` (the versions the lockfile pins). The Rakefile's
 tasks are read by their declarations (`task :name`, `desc`, `namespace`, the test tasks
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from promptkit.repofacts._tooling.collector import ToolingCollector
-from promptkit.repofacts._tooling.model import CommandPurpose, classify_name
+from promptkit.repofacts._tooling.model import CommandPurpose, classify_command, classify_name
 
 __all__ = ["parse_gemfile", "parse_gemspec", "parse_rakefile"]
 
@@ -52,9 +52,17 @@ def parse_gemfile(collector: ToolingCollector, source: str, directory: str, text
 
 
 def parse_gemspec(collector: ToolingCollector, source: str, directory: str, text: str) -> None:
-    """A gemspec: the gem's name."""
+    """A gemspec: the gem's name, and the executables it ships in `exe/` (Bundler's layout),
+    which run in development as `bundle exec <name>` (the checkout's version, not an
+    installed one)."""
     name = _GEMSPEC_NAME.search(text)
     collector.project("Ruby gem", name.group(1) if name else None, [], source)
+    folder = f"{directory}/exe/" if directory else "exe/"
+    for path in sorted(collector.present):
+        executable = path.removeprefix(folder)
+        if path.startswith(folder) and "/" not in executable and "." not in executable:
+            command = f"bundle exec {executable}"
+            collector.add(classify_command(command), command, source, directory=directory)
 
 
 def parse_rakefile(collector: ToolingCollector, source: str, directory: str, text: str) -> None:
