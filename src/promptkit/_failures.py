@@ -82,13 +82,15 @@ def _environment_cause(error: BaseException) -> BaseException | None:
     """The OSError or UnicodeDecodeError behind `error` (itself, or down its causes).
 
     promptkit's own errors that also subclass OSError (WorkspaceError, for `except OSError`
-    callers) are not environment causes themselves: only what they were raised from is.
+    callers) are not environment causes themselves: only what they were raised from is. Nor is
+    a time-out (`TimeoutError` is an OSError too): a deadline that passed is the run's failure,
+    not the machine's.
     """
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        is_own = isinstance(current, PromptkitError)
+        is_own = isinstance(current, PromptkitError | TimeoutError)
         if not is_own and (
             isinstance(current, OSError | UnicodeDecodeError) or _is_symlink_loop(current)
         ):

@@ -323,3 +323,14 @@ def test_a_deadline_without_tools_does_not_advise_fewer_tool_rounds(
     assert "before request 2" in message
     assert "tool rounds" not in message
     assert "max_output_tokens" in message
+
+
+def test_a_retry_under_a_deadline_is_said_not_silent(llama_server: FakeProviderServer) -> None:
+    llama_server.enqueue(Reply.error(503, "loading model", retry_after=0.01), Reply.text("Hi."))
+
+    with capture_logs() as logs:
+        response = _adapter(llama_server).evaluate(PLAIN, session=Session(), deadline=30)
+
+    assert response.text == "Hi."
+    (retried,) = [log for log in logs if log["event"] == "provider_request_retried"]
+    assert (retried["attempt"], retried["error_type"]) == (1, "InternalServerError")

@@ -18,6 +18,7 @@ from promptkit.adapters import (
     PriceTable,
     ResponseCompleted,
     TextDelta,
+    WireAdapter,
 )
 from promptkit.errors import ArgumentTypeError, ProviderError
 from promptkit.overrides import LocalPromptOverridesStore
@@ -219,6 +220,19 @@ def test_from_project_binds_what_the_table_configures(tmp_path: Path) -> None:
     assert app.tag == "prod"
     assert app.adapter is not None
     assert (app.adapter.provider, app.adapter.model) == ("openai", "qwen2.5-coder")
+
+
+def test_from_project_binds_the_structured_output_mode_of_the_table(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.promptkit]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "qwen2.5-coder"\n'
+        'structured_output = "prompt"\n',
+        encoding="utf-8",
+    )
+
+    app = App.from_project(tmp_path, environ={})
+
+    assert isinstance(app.adapter, WireAdapter)
+    assert not app.adapter.asks_for_schema
 
 
 def test_from_project_without_a_configured_model_has_none(tmp_path: Path) -> None:

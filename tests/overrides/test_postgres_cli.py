@@ -99,3 +99,26 @@ def test_optimize_and_digest_status_keep_the_session_in_the_database(
     assert not (tmp_path / ".promptkit").exists()
     with psycopg.connect(database_url) as connection:
         assert connection.execute("SELECT count(*) FROM promptkit_sessions").fetchone() == (1,)
+
+
+def test_check_notes_a_hand_edit_pushed_to_the_database_and_fix_records_it(
+    database_url: str, tmp_path: Path
+) -> None:
+    write_prompt_module(tmp_path)
+    prompt = ("--prompt", "review_prompts:PROMPT")
+    where = ("--overrides-dir", database_url)
+    _ok("overrides", "seed", *prompt, cwd=tmp_path)
+    (file,) = (tmp_path / "overrides").rglob("*.toml")
+    text = file.read_text(encoding="utf-8")
+    file.write_text(text.replace('source = "seed"', 'source = "seed"  # reviewed'), "utf-8")
+    _ok("overrides", "push", "--database", database_url, cwd=tmp_path)
+
+    noted = run_promptkit("overrides", "check", *where, *prompt, cwd=tmp_path)
+    fixed = run_promptkit("overrides", "check", *where, *prompt, "--fix", cwd=tmp_path)
+    again = run_promptkit("overrides", "check", *where, *prompt, cwd=tmp_path)
+
+    assert noted.returncode == 0, noted.stdout + noted.stderr
+    assert "reviewer/code-review/latest.toml in postgresql://" in noted.stderr
+    assert "not in the form promptkit writes" in noted.stderr
+    assert "recorded in promptkit's form" in fixed.stderr
+    assert "not in the form" not in again.stderr and "recorded" not in again.stderr

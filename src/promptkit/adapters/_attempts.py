@@ -20,8 +20,11 @@ from typing import Any, TypeVar
 
 from promptkit.adapters._deadline import Deadline
 from promptkit.adapters._provider_errors import RETRY_COUNT_HEADER, error_headers
+from promptkit.logging import get_logger
 
 T = TypeVar("T")
+
+_log = get_logger("promptkit.adapters")
 
 _RETRYABLE_STATUSES = frozenset({408, 409, 429})
 _LONGEST_RETRY_AFTER_S = 60.0
@@ -69,6 +72,15 @@ def send_until_deadline(
             pause = retry_pause(error, attempt)
             if remaining is not None and pause >= remaining:
                 raise
+            # Said, not silent: a model that timed out is about to be asked again from the start.
+            _log.warning(
+                "provider_request_retried",
+                attempt=attempt + 1,
+                of=max_retries,
+                pause_s=round(pause, 3),
+                remaining_s=None if remaining is None else round(remaining, 1),
+                error_type=type(error).__name__,
+            )
             deadline.clock.sleep(pause)
             attempt += 1
 

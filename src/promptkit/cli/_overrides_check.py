@@ -9,11 +9,9 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from promptkit.errors import OverridesError
-
 if TYPE_CHECKING:
     from promptkit.config import ProjectConfig
-    from promptkit.overrides import DocumentOverridesStore, LocalPromptOverridesStore
+    from promptkit.overrides import DocumentOverridesStore
     from promptkit.prompt import Prompt
 
 
@@ -21,14 +19,13 @@ if TYPE_CHECKING:
 def run_check(args: argparse.Namespace) -> int:
     """`overrides check`: every file, credential, entry and promotion's evidence; exit status 1
     on any problem (evidence problems only with `--evidence error`)."""
-    from promptkit.overrides import LocalPromptOverridesStore, check_overrides
+    from promptkit.overrides import check_overrides
 
     store = strict_store(args)
     documents = store.read_documents()
     prompts = {} if args.syntax_only else known_prompts(args.prompt, args.config)
     notes: list[str] = []
-    if isinstance(store, LocalPromptOverridesStore):
-        notes.extend(_hand_edit_notes(store, fix=args.fix))
+    notes.extend(_hand_edit_notes(store, fix=args.fix))
     if documents and not prompts and not args.syntax_only:
         notes.append(
             "nothing to check the entries against: no --prompt, no promptkit.prompts entry"
@@ -69,25 +66,20 @@ def run_check(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-def _hand_edit_notes(store: LocalPromptOverridesStore, *, fix: bool) -> list[str]:
-    """A note per file not in the form promptkit writes; with `fix`, each is rewritten so."""
-    from promptkit.overrides import override_files
-
-    notes: list[str] = []
-    for file in override_files(store.root):
-        try:
-            edited = store.record_hand_edits(file, dry_run=not fix)
-        except OverridesError:
-            continue  # check reports the file
-        if edited and fix:
-            notes.append(f"{file}: recorded in promptkit's form (hand edits: source = operator)")
-        elif edited:
-            notes.append(
-                f"{file}: not in the form promptkit writes (edited by hand, or written by an"
-                " older promptkit); the next write, or `promptkit overrides check --fix`,"
-                " records hand-edited bodies as the operator's, dated"
-            )
-    return notes
+def _hand_edit_notes(store: DocumentOverridesStore[Any], *, fix: bool) -> list[str]:
+    """A note per document not in the form promptkit writes; with `fix`, each is rewritten so."""
+    edited = store.record_all_hand_edits(dry_run=not fix)
+    if fix:
+        return [
+            f"{where}: recorded in promptkit's form (hand edits: source = operator)"
+            for where in edited
+        ]
+    return [
+        f"{where}: not in the form promptkit writes (edited by hand, or written by an older"
+        " promptkit); the next write, or `promptkit overrides check --fix`, records hand-edited"
+        " bodies as the operator's, dated"
+        for where in edited
+    ]
 
 
 def strict_store(args: argparse.Namespace) -> DocumentOverridesStore[Any]:

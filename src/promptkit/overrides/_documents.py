@@ -176,6 +176,28 @@ class DocumentOverridesStore(ABC, Generic[Where]):
                 found.append(document.value)
         return tuple(found)
 
+    def record_all_hand_edits(self, *, dry_run: bool = False) -> tuple[str, ...]:
+        """The documents not in the form promptkit writes (edited by hand, or written by an
+        older promptkit), by location; unless `dry_run`, each is rewritten in that form, which
+        records bodies edited by hand as the operator's, dated by the document's last change."""
+        edited: list[str] = []
+        for document in self.read_documents():
+            value = document.value
+            if value is None or document.text is None or self._encode(value) == document.text:
+                continue  # an unusable document is `check`'s to report
+            edited.append(document.location)
+            if dry_run:
+                continue
+            if isinstance(value, PromptOverride):
+                where, place = self._prompt_place(value.ns, value.prompt_key, value.tag)
+            else:
+                place = shared_place(value.section_key, value.tag)
+                where = self._where(place)
+            # Storing what is stored writes it in promptkit's form, under the document's lock.
+            self._update(where, place, decoder_of(place), lambda stored: stored)
+            _log.info("overrides_hand_edits_recorded", file=document.location)
+        return tuple(edited)
+
     @abstractmethod
     def _location(self, where: Where) -> str:
         """How values and messages name the document."""
@@ -497,6 +519,11 @@ class DocumentOverridesStore(ABC, Generic[Where]):
             return replace(current, sections=sections, tools=tools, location=location)
 
         return self._update(where, place, decode_prompt_override, change) is not None
+
+
+def decoder_of(place: FilePlace) -> Decoder[Any]:
+    """How the document at `place` is read: a shared entry, or a prompt's entries."""
+    return decode_shared if place.kind == "shared" else decode_prompt_override
 
 
 def _now() -> datetime:

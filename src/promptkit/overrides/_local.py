@@ -18,7 +18,6 @@ import contextlib
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 from promptkit._durable import remove_orphaned_temps, write_atomically
 from promptkit.errors import OverridesError
@@ -29,6 +28,7 @@ from promptkit.overrides._documents import (
     DocumentOverridesStore,
     ReadDocument,
     _Value,
+    decoder_of,
 )
 from promptkit.overrides._files import (
     DEFAULT_MAX_FILE_BYTES,
@@ -45,7 +45,6 @@ from promptkit.overrides._layout import (
     shared_place,
 )
 from promptkit.overrides._reading import Decoder, OverrideReader, Stored
-from promptkit.overrides._toml_format import decode_prompt_override, decode_shared
 
 _log = get_logger("promptkit.overrides")
 
@@ -159,7 +158,7 @@ class LocalPromptOverridesStore(DocumentOverridesStore[Path]):
         """The parsed content of one file under the root, checked against its place;
         OverrideFileError when it cannot be used."""
         place = place_of(self._root, file)
-        return self._reader.read(file, place, _decoder(place))
+        return self._reader.read(file, place, decoder_of(place))
 
     def record_hand_edits(self, file: Path, *, dry_run: bool = False) -> bool:
         """Rewrite `file` in promptkit's form when it differs from it, which records bodies
@@ -167,15 +166,27 @@ class LocalPromptOverridesStore(DocumentOverridesStore[Path]):
         file differs (and, unless `dry_run`, was rewritten)."""
         place = place_of(self._root, file)
         if dry_run:
-            value = self._reader.read(file, place, _decoder(place))
+            value = self._reader.read(file, place, decoder_of(place))
             return value is not None and self._differs(file, value)
         with self._locked(file):
-            value = self._reader.read(file, place, _decoder(place))
+            value = self._reader.read(file, place, decoder_of(place))
             if value is None or not self._differs(file, value):
                 return False
             self._write(file, self._encode(value), value)
         _log.info("overrides_hand_edits_recorded", file=str(file))
         return True
+
+    def record_all_hand_edits(self, *, dry_run: bool = False) -> tuple[str, ...]:
+        # Files are compared byte for byte (`record_hand_edits`): text read back with its line
+        # endings translated would hide an edit that changed only them.
+        edited: list[str] = []
+        for file in override_files(self._root):
+            try:
+                if self.record_hand_edits(file, dry_run=dry_run):
+                    edited.append(str(file))
+            except OverridesError:
+                continue  # `check` reports the file
+        return tuple(edited)
 
     # -- the documents: files -----------------------------------------------------------------
 
@@ -240,7 +251,3 @@ class LocalPromptOverridesStore(DocumentOverridesStore[Path]):
             )
         write_atomically(file, text)
         self._reader.wrote(file, text, value)
-
-
-def _decoder(place: FilePlace) -> Decoder[Any]:
-    return decode_shared if place.kind == "shared" else decode_prompt_override

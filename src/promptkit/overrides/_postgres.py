@@ -40,11 +40,11 @@ from promptkit.overrides._documents import (
     DocumentOverridesStore,
     ReadDocument,
     _Value,
+    decoder_of,
 )
 from promptkit.overrides._files import DEFAULT_MAX_FILE_BYTES, OverrideFileError
 from promptkit.overrides._layout import FilePlace, place_at
 from promptkit.overrides._reading import Decoder, Stored
-from promptkit.overrides._toml_format import decode_prompt_override, decode_shared
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -134,7 +134,7 @@ class PostgresOverridesStore(DocumentOverridesStore[str]):
             location = self._location(document.path)
             try:
                 place = place_at(tuple(document.path.split("/")), location)
-                value = self._decode(document.path, place, _decoder(place), document)
+                value = self._decode(document.path, place, decoder_of(place), document)
             except OverridesError as error:
                 found.append(ReadDocument(location, document.text, None, error))
                 continue
@@ -352,10 +352,6 @@ def _store_row(connection: Connection[tuple[Any, ...]], path: str, text: str) ->
         " version = promptkit_overrides.version + 1, updated_at = now()",
         (path, text),
     )
-
-
-def _decoder(place: FilePlace) -> Decoder[Any]:
-    return decode_shared if place.kind == "shared" else decode_prompt_override
 
 
 class _DocumentCache:
