@@ -36,6 +36,35 @@ runpy.run_module("promptkit", run_name="__main__", alter_sys=True)
 """
 # What only some commands need: none of it is imported to show what the commands are.
 HEAVY_MODULES = frozenset({"pydantic", "jinja2", "structlog", "rich", "openai", "anthropic"})
+# An application's prompt over a workspace, with the imports an application's module has.
+PROJECT_PROMPT = """
+from pathlib import Path
+
+from promptkit import (
+    HostMount,
+    PlanningToolsSection,
+    Prompt,
+    PromptResponse,
+    Session,
+    TextSection,
+    VfsWorkspaceSection,
+    WorkspaceDigestSection,
+)
+from promptkit.repl import WorkspaceRepl
+
+
+def build(session: Session, workspace: Path) -> Prompt[None]:
+    return Prompt(
+        ns="app",
+        key="assistant",
+        sections=(
+            TextSection(title="Role", key="role", text="Help."),
+            VfsWorkspaceSection(session=session, mounts=[HostMount(workspace)]),
+            PlanningToolsSection(session=session),
+            WorkspaceDigestSection(session=session),
+        ),
+    )
+"""
 
 
 def _imported_by(*args: str, cwd: Path) -> set[str]:
@@ -105,3 +134,31 @@ def test_overrides_list_imports_neither_another_command_nor_the_evaluation_code(
     assert "promptkit.cli._overrides" in imported
     assert imported & (set(COMMAND_MODULES.values()) - {"promptkit.cli._overrides"}) == set()
     assert not any(name.startswith("promptkit.evals") for name in imported)
+
+
+def test_overrides_list_builds_a_workspace_prompt_without_what_only_a_run_needs(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "overrides").mkdir()
+    (tmp_path / "app_prompts.py").write_text(PROJECT_PROMPT, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.promptkit]\nprompts = ["app_prompts:build"]\n', encoding="utf-8"
+    )
+
+    imported = _imported_by("overrides", "list", cwd=tmp_path)
+
+    assert "app_prompts" in imported
+    # Stored sessions, the secret rules, how files are listed and searched, conversations.
+    assert imported.isdisjoint(
+        {
+            "promptkit.session._store",
+            "promptkit.secrets",
+            "promptkit.hostfiles._git",
+            "promptkit.hostfiles._git_index",
+            "promptkit.hostfiles._listing_process",
+            "promptkit.workspace._grep",
+            "promptkit.adapters._conversation",
+            "subprocess",
+        }
+    )
+    assert {name.split(".")[0] for name in imported} & HEAVY_MODULES == set()

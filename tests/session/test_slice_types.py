@@ -5,9 +5,11 @@ from __future__ import annotations
 import enum
 import re
 import threading
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
@@ -72,6 +74,12 @@ class HoldsAnEvent:
 
 
 @dataclass(frozen=True)
+class Ticket:
+    id: uuid.UUID
+    where: Path
+
+
+@dataclass(frozen=True)
 class Renamed:
     text: str
 
@@ -83,6 +91,7 @@ class Other:
 
 register_slice_type("test-types.task", Task)
 register_slice_type("test-types.verdict", Verdict)
+register_slice_type("test-types.ticket", Ticket)
 register_slice_type("test-types.renamed", Renamed)
 
 WHEN = datetime(2025, 6, 1, 12, 30, tzinfo=UTC)
@@ -114,6 +123,14 @@ def test_frozen_pydantic_model_round_trips() -> None:
     session = Session()
     session.dispatch(verdict)
     assert _round_trip(session).select_all(Verdict) == (verdict,)
+
+
+def test_uuid_and_path_fields_round_trip() -> None:
+    ticket = Ticket(id=uuid.UUID("12345678-1234-5678-1234-567812345678"), where=Path("a/b.txt"))
+    session = Session()
+    session.dispatch(ticket)
+    assert session.snapshot().to_json().count("12345678-1234-5678-1234-567812345678") == 1
+    assert _round_trip(session).select_all(Ticket) == (ticket,)
 
 
 def test_promptkit_events_round_trip() -> None:

@@ -13,11 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from promptkit.adapters._conversation import Message
 from promptkit.prompt import ToolResult
 from promptkit.session import PromptExecuted, SessionProtocol
+
+if TYPE_CHECKING:
+    # Named in an annotation only: a program that only names these types (the code-review
+    # example, which `promptkit overrides list` imports for its prompt) loads no conversation.
+    from promptkit.adapters._conversation import Message
 
 OutputT = TypeVar("OutputT")
 N = TypeVar("N", int, float)

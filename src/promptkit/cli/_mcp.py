@@ -19,7 +19,11 @@ REFRESH_PROVIDERS = ("static", "auto", "openai", "anthropic")
 
 def register(mcp: argparse.ArgumentParser) -> None:
     """Fill in the parser of `promptkit mcp` (`serve`)."""
-    from promptkit.cli._options import add_path_argument, add_prompt_arguments
+    from promptkit.cli._options import (
+        add_path_argument,
+        add_prompt_arguments,
+        positive_seconds,
+    )
 
     mcp.description = "Model Context Protocol: serve the workspace to coding agents."
     commands = mcp.add_subparsers(dest="mcp_command", metavar="SUBCOMMAND", required=True)
@@ -53,7 +57,7 @@ def register(mcp: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--call-timeout",
-        type=_positive_seconds,
+        type=positive_seconds,
         default=60.0,
         metavar="SECONDS",
         help="longest a tool call may run (default: 60)",
@@ -74,16 +78,6 @@ def _http_address(value: str) -> tuple[str, int]:
             f" listens on {', '.join(LOOPBACK_HOSTS)} only"
         )
     return host, int(port_text)
-
-
-def _positive_seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = 0.0
-    if not seconds > 0:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number of seconds")
-    return seconds
 
 
 def run_serve(args: argparse.Namespace) -> int:

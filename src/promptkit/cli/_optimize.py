@@ -29,19 +29,16 @@ from typing import TYPE_CHECKING
 
 from promptkit.cli._options import (
     add_json_argument,
+    add_optimize_limits,
     add_path_argument,
     add_prompt_arguments,
     add_provider_arguments,
-    positive_seconds,
 )
 from promptkit.cli._start import CommandStart, command_start
 
 if TYPE_CHECKING:
     from promptkit.discovery import BoundWorkspace
     from promptkit.optimize import OptimizationResult
-
-# promptkit.optimize.DEFAULT_OPTIMIZE_DEADLINE: the parser is built before any import of it.
-DEFAULT_DEADLINE_S = 900.0
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -87,26 +84,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="write manifest.json, workspace.manifest.json and digest.md here (default: the"
         " last run's folder under the state folder, runs/optimize)",
     )
-    parser.add_argument(
-        "--deadline",
-        type=positive_seconds,
-        default=DEFAULT_DEADLINE_S,
-        metavar="SECONDS",
-        help=f"stop a model that has not finished by then (default: {DEFAULT_DEADLINE_S:g})",
-    )
-    parser.add_argument(
-        "--fallback-static",
-        action="store_true",
-        help="when the model's digest is refused, store the static digest instead (the reason"
-        " goes into its provenance)",
-    )
-    parser.add_argument(
-        "--no-gate",
-        dest="gate",
-        action="store_false",
-        help="store the model's digest without the digest gate (JSON, schema, echo, length and"
-        " grounding checks); its grounding is still reported",
-    )
+    add_optimize_limits(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=run_optimize, head_start=start_listing_helper)
 

@@ -286,8 +286,39 @@ def add_structured_output_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# promptkit.optimize.DEFAULT_OPTIMIZE_DEADLINE: the parser is built before any import of it.
+DEFAULT_OPTIMIZE_DEADLINE_S = 900.0
+
+
+def add_optimize_limits(parser: argparse.ArgumentParser) -> None:
+    """`--deadline`, `--fallback-static` and `--no-gate`: how long a model may write the digest
+    and what happens to a digest the gate refuses (`promptkit optimize`, the REPL's optimize)."""
+    parser.add_argument(
+        "--deadline",
+        type=positive_seconds,
+        default=DEFAULT_OPTIMIZE_DEADLINE_S,
+        metavar="SECONDS",
+        help="stop a model that has not finished the digest by then (default:"
+        f" {DEFAULT_OPTIMIZE_DEADLINE_S:g})",
+    )
+    parser.add_argument(
+        "--fallback-static",
+        action="store_true",
+        help="when the model's digest is refused, store the static digest instead (the reason"
+        " goes into its provenance)",
+    )
+    parser.add_argument(
+        "--no-gate",
+        dest="gate",
+        action="store_false",
+        help="store the model's digest without the digest gate (JSON, schema, echo, length and"
+        " grounding checks); its grounding is still reported",
+    )
+
+
 def add_repl_arguments(parser: argparse.ArgumentParser, *, prompt_option: bool) -> None:
     """PATH, the provider options and the store options of a REPL; `--prompt` when asked."""
     add_path_argument(parser)
     add_prompt_arguments(parser, prompt_option=prompt_option)
     add_provider_arguments(parser, role="who answers and optimizes")
+    add_optimize_limits(parser)

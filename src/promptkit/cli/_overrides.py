@@ -15,13 +15,9 @@ every other command;
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
-import shlex
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,8 +34,9 @@ if TYPE_CHECKING:
     from promptkit.cli._app import CommandParser
     from promptkit.prompt import Prompt, PromptOverride
 
-# The handlers import the library where they use it: a command line that names one action
-# imports what that action needs, and `--help` imports none of it.
+# The handlers import the library, and the standard modules only one action uses, where they
+# use it: a command line that names one action imports what that action needs, and `--help`
+# imports none of it.
 
 
 def register(parser: CommandParser) -> None:
@@ -303,6 +300,10 @@ def _set(args: argparse.Namespace) -> int:
 
 
 def _edit(args: argparse.Namespace) -> int:
+    import shlex
+    import subprocess
+    import tempfile
+
     from promptkit.discovery import find_prompt
     from promptkit.overrides import (
         default_body,
@@ -367,6 +368,8 @@ def _edit(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    import difflib
+
     from promptkit.overrides import default_body, entry_states, require_section_path
 
     prompt, override, file = _stored_override(args)

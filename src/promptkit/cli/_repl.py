@@ -69,6 +69,9 @@ def run_repl(
             tag=options.tag,
             state=options.sessions,
             app=app,
+            optimize_deadline=args.deadline,
+            fallback_static=args.fallback_static,
+            gate=args.gate,
         )
     )
     with repl:

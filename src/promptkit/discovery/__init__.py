@@ -30,6 +30,10 @@ if TYPE_CHECKING:
         project_prompts as project_prompts,
         use_project as use_project,
     )
+    from promptkit.discovery._stores import (
+        overrides_store_of as overrides_store_of,
+        session_store_of as session_store_of,
+    )
     from promptkit.discovery._workspace import (
         DEFAULT_PROMPT_REFERENCE as DEFAULT_PROMPT_REFERENCE,
         BoundWorkspace as BoundWorkspace,
@@ -37,8 +41,6 @@ if TYPE_CHECKING:
         bind_options as bind_options,
         bind_workspace as bind_workspace,
         existing_workspace as existing_workspace,
-        overrides_store_of as overrides_store_of,
-        session_store_of as session_store_of,
         workspace_options as workspace_options,
         workspace_prompt as workspace_prompt,
     )
@@ -60,6 +62,7 @@ else:
                 "project_prompts",
                 "use_project",
             ),
+            "promptkit.discovery._stores": ("overrides_store_of", "session_store_of"),
             "promptkit.discovery._workspace": (
                 "DEFAULT_PROMPT_REFERENCE",
                 "BoundWorkspace",
@@ -67,8 +70,6 @@ else:
                 "bind_options",
                 "bind_workspace",
                 "existing_workspace",
-                "overrides_store_of",
-                "session_store_of",
                 "workspace_options",
                 "workspace_prompt",
             ),

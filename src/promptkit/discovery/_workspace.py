@@ -5,10 +5,10 @@ provider options) resolve against the project's `[tool.promptkit]` table with on
 every command (`promptkit.config.command_config`: a flag wins, else the table, else the
 default). For the workspace commands (`optimize`, `render`, `digest`, `repl`, `mcp serve`)
 that gives the directory, the prompt source (`promptkit.discovery._references`), the session
-store and the overrides store (`overrides_store_of`, `session_store_of`), and
-`bind_workspace` binds the prompt to the session most recently stored for the workspace. The
-built-in default prompt, `workspace_prompt`, is a factory: a short role, the workspace as a
-VFS, planning tools and the workspace digest.
+store and the overrides store (`promptkit.discovery._stores`), and `bind_workspace` binds the
+prompt to the session most recently stored for the workspace. The built-in default prompt,
+`workspace_prompt`, is a factory: a short role, the workspace as a VFS, planning tools and the
+workspace digest.
 """
 
 from __future__ import annotations
@@ -17,12 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from promptkit.config import (
-    DEFAULT_OVERRIDES_FOLDER,
-    ProjectConfig,
-    command_config,
-    is_location_url,
-)
+from promptkit.config import ProjectConfig, command_config
 from promptkit.digest import WorkspaceDigestSection
 from promptkit.discovery._references import (
     PromptSource,
@@ -30,11 +25,12 @@ from promptkit.discovery._references import (
     load_prompt_source,
     use_project,
 )
-from promptkit.errors import ConfigError, WorkspaceError
-from promptkit.overrides import DocumentOverridesStore, LocalPromptOverridesStore
+from promptkit.discovery._stores import overrides_store_of, session_store_of
+from promptkit.errors import WorkspaceError
+from promptkit.overrides import DocumentOverridesStore
 from promptkit.planning import PlanningToolsSection
 from promptkit.prompt import Prompt, TextSection
-from promptkit.session import Session, SessionStore, SessionStoreProtocol
+from promptkit.session import Session, SessionStoreProtocol
 from promptkit.workspace import HostMount, VfsWorkspaceSection
 
 DEFAULT_PROMPT_REFERENCE = "promptkit.discovery:workspace_prompt"
@@ -67,47 +63,6 @@ def existing_workspace(path: str | Path) -> Path:
         what = "does not exist" if not workspace.exists() else "is not a directory"
         raise WorkspaceError(f"workspace {workspace} {what}: pass the repository's directory")
     return workspace.resolve()
-
-
-def overrides_store_of(
-    config: ProjectConfig, *, strict: bool = False
-) -> DocumentOverridesStore[Any]:
-    """The overrides store `config` names: a folder, or a `postgresql://` database (whose
-    documents' relative paths resolve against the project's overrides/ folder); `strict`
-    raises on a document a render would skip."""
-    location = config.overrides
-    if is_location_url(location):
-        from promptkit.overrides import PostgresOverridesStore
-
-        _require_postgres_url(location, "overrides")
-        return PostgresOverridesStore(
-            location,
-            files_root=config.root / DEFAULT_OVERRIDES_FOLDER,
-            default_tag=config.project_tag,
-            strict_overrides=strict,
-        )
-    return LocalPromptOverridesStore(
-        location, default_tag=config.project_tag, strict_overrides=strict
-    )
-
-
-def _require_postgres_url(location: str, key: str) -> None:
-    scheme = location.partition("://")[0]
-    if scheme not in ("postgresql", "postgres"):
-        raise ConfigError(
-            f"{key} = {scheme}://... names a database promptkit cannot keep {key} in; use a"
-            " postgresql:// URL, or a folder's path"
-        )
-
-
-def session_store_of(config: ProjectConfig) -> SessionStoreProtocol:
-    """The session store `config` names: its state folder, or a `postgresql://` database."""
-    if config.state is not None and is_location_url(config.state):
-        from promptkit.session import PostgresSessionStore
-
-        _require_postgres_url(config.state, "state")
-        return PostgresSessionStore(config.state)
-    return SessionStore(config.state)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from functools import cached_property, partial
 from itertools import compress, count, repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from promptkit._gc import collector_paused
 from promptkit.errors import ArgumentValueError, WorkspaceError
@@ -48,11 +48,14 @@ from promptkit.hostfiles._exclusions import (
     is_credential_file_name,
     is_unsafe_name,
 )
-from promptkit.hostfiles._git import run_git
-from promptkit.hostfiles._git_index import GitListing, RunningGitListing, start_git_listing
-from promptkit.hostfiles._globs import PathFilter
 from promptkit.hostfiles._reading import is_inside
-from promptkit.hostfiles._walk import walk_directory
+
+# How a listing is taken (git, its index, the walk, the globs) is imported when one is: a
+# module that only needs this one's values (a selection's type, the size cap, a resolved root,
+# as a workspace section does when a prompt is built) loads none of it.
+if TYPE_CHECKING:
+    from promptkit.hostfiles._git_index import GitListing, RunningGitListing
+    from promptkit.hostfiles._globs import PathFilter
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -146,6 +149,8 @@ class FileSelection:
     def narrowed(self, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> FileSelection:
         """This selection with `include` and `exclude` applied: what `select_files` with those
         globs would have selected, without listing the workspace again."""
+        from promptkit.hostfiles._globs import PathFilter
+
         path_filter = PathFilter.of(include, exclude)
         if path_filter.is_empty:
             return self
@@ -213,6 +218,9 @@ def begin_selection(
     processes now (`start_git_listing` says when `one_git_process` helps), and `result()`
     collects the listing and applies the rules. A caller with work of its own (importing a
     provider's SDK) does it in between, on another core."""
+    from promptkit.hostfiles._git_index import start_git_listing
+    from promptkit.hostfiles._globs import PathFilter
+
     if max_file_bytes < 0:
         raise ArgumentValueError(f"max_file_bytes must be zero or more, got {max_file_bytes}")
     resolved = resolve_workspace_root(root)
@@ -243,6 +251,8 @@ class PendingSelection:
         """`result` without its debug record: for a listing helper process, which has no
         logging set up and leaves the record to the process it answers (importing structlog
         would cost it a tenth of a second)."""
+        from promptkit.hostfiles._walk import walk_directory
+
         checker = _Checker(self.root, self.max_file_bytes, self.path_filter)
         with collector_paused():
             listing = self._git_listing()
@@ -292,6 +302,8 @@ def log_selection(selection: FileSelection) -> None:
 
 
 def _is_ignored_by_git(root: Path) -> bool:
+    from promptkit.hostfiles._git import run_git
+
     return run_git(root, "check-ignore", "-q", ".") is not None
 
 

@@ -18,18 +18,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from promptkit._durable import write_atomically
 from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import WorkspaceError
-from promptkit.hostfiles._git import RunningGit, start_git_together
 from promptkit.hostfiles._listing import (
     DEFAULT_MAX_FILE_BYTES,
     FileSelection,
     WorkspaceFile,
     select_files,
 )
+
+if TYPE_CHECKING:
+    from promptkit.hostfiles._git import RunningGit
 
 __all__ = [
     "MANIFEST_FILE_NAME",
@@ -198,6 +200,10 @@ def begin_manifest(root: Path, *, ask_git: bool = True) -> PendingManifest:
     other processes now (unless the caller knows git cannot answer), and `result()`, given the
     listing's fingerprint, completes it. A listing helper asks them while it lists, so its
     manifest is of the moment it listed."""
+    # Imported here: a module that only needs `WorkspaceManifest` (the digest's slice type)
+    # does not load how git is asked.
+    from promptkit.hostfiles._git import start_git_together
+
     return PendingManifest(
         root=root,
         created_at=SYSTEM_CLOCK.now().replace(microsecond=0),

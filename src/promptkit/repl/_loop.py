@@ -71,7 +71,8 @@ class ReplSetup:
     """What a REPL works on: the workspace, the prompt (or its factory), the chosen digest
     writer (with its adapter, when there is a model), the overrides store and tag, the session
     store, and the application's binding (`app`), whose deps, settings and prices `ask` passes
-    on as the application's own calls do."""
+    on as the application's own calls do. `optimize_deadline` (None: the optimizer's default),
+    `fallback_static` and `gate` are `optimize_workspace_digest`'s options for `optimize`."""
 
     workspace: Path
     prompt_source: PromptSource
@@ -80,6 +81,9 @@ class ReplSetup:
     tag: str
     state: SessionStoreProtocol
     app: App[Any] | None = None
+    optimize_deadline: float | None = None
+    fallback_static: bool = False
+    gate: bool = True
 
 
 class WorkspaceRepl(cmd.Cmd):
@@ -310,9 +314,14 @@ class WorkspaceRepl(cmd.Cmd):
         return answer.strip().lower() in ("y", "yes")
 
     def _optimize(self, scope: OptimizationScope, *, overwrite_operator: bool) -> None:
-        from promptkit.optimize import OptimizationScope, optimize_workspace_digest
+        from promptkit.optimize import (
+            DEFAULT_OPTIMIZE_DEADLINE,
+            OptimizationScope,
+            optimize_workspace_digest,
+        )
 
         writer = self.setup.choice.writer
+        deadline = self.setup.optimize_deadline
         progress = Progress(self.output, live=self.is_interactive)
         progress.say(
             f"optimizing the workspace digest ({scope} scope) with {_writer_label(self.setup)}"
@@ -332,6 +341,9 @@ class WorkspaceRepl(cmd.Cmd):
                     session=self.session,
                     optimization_session=run_session,
                     overwrite_operator=overwrite_operator,
+                    deadline=DEFAULT_OPTIMIZE_DEADLINE if deadline is None else deadline,
+                    gate=self.setup.gate,
+                    fallback_static=self.setup.fallback_static,
                 )
         finally:
             stop_forwarding()

@@ -17,7 +17,6 @@ import math
 import sys
 import types
 import typing
-import uuid
 from collections.abc import Callable, Mapping, Sequence, Set as AbstractSet
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -142,8 +141,8 @@ def _build_class(cls: type, building: dict[type, _Forward]) -> tuple[_Encoder, _
         return _iso(datetime, datetime.fromisoformat)
     if cls is date:
         return _iso(date, date.fromisoformat)
-    if cls is uuid.UUID:
-        return _text(uuid.UUID)
+    if _is_uuid(cls):
+        return _text(cls)
     if cls in (Path, PurePath):
         return _text(Path)
     if dataclasses.is_dataclass(cls):
@@ -450,6 +449,13 @@ def _dataclass(cls: type, building: dict[type, _Forward]) -> tuple[_Encoder, _De
     forward.encode, forward.decode = encode_dataclass, decode_dataclass
     del building[cls]
     return encode_dataclass, decode_dataclass
+
+
+def _is_uuid(cls: type) -> bool:
+    # uuid (and the platform module it imports) is only consulted when something already
+    # imported it: no UUID field can exist otherwise.
+    uuid = sys.modules.get("uuid")
+    return uuid is not None and cls is uuid.UUID
 
 
 def _is_pydantic_model(cls: type) -> bool:

@@ -25,15 +25,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from promptkit._gc import collector_paused
 from promptkit.errors import ArgumentValueError, PromptValidationError, WorkspaceError
 from promptkit.hostfiles import (
     DEFAULT_MAX_FILE_BYTES,
     HOST_READER,
-    FileSelection,
-    ListingSummary,
-    WorkspaceFile,
     WorkspaceReader,
     resolve_workspace_root,
     select_files,
@@ -44,6 +42,9 @@ from promptkit.session import (
     register_slice_type,
     upsert_by,
 )
+
+if TYPE_CHECKING:
+    from promptkit.hostfiles import FileSelection, ListingSummary, WorkspaceFile
 
 __all__ = [
     "DEFAULT_MOUNT_MAX_BYTES",

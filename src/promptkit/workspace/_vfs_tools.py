@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from promptkit.errors import WorkspaceError
-from promptkit.hostfiles import PathGlob
 from promptkit.prompt import Tool, ToolContext, ToolResult, param_field
-from promptkit.workspace._grep import search_lines
 from promptkit.workspace._overlay import BinaryFileError, Overlay, VfsFile, normalize_vfs_path
+
+# The glob syntax and the grep worker are imported by the tools that run them: a prompt is
+# built (and hashed) from the tools' params and descriptions alone.
 
 __all__ = ["DEFAULT_GREP_TIMEOUT", "VirtualFilesystem", "count_noun"]
 
@@ -217,6 +218,8 @@ class VirtualFilesystem:
         )
 
     def glob(self, params: _GlobParams, context: ToolContext) -> ToolResult:
+        from promptkit.hostfiles import PathGlob
+
         base = normalize_vfs_path(params.path)
         pattern = params.pattern.strip()
         if len(pattern) > MAX_PATTERN_CHARS:
@@ -240,6 +243,8 @@ class VirtualFilesystem:
         return ToolResult(message=message, value={"matches": shown, "total": len(matches)})
 
     def grep(self, params: _GrepParams, context: ToolContext) -> ToolResult:
+        from promptkit.workspace._grep import search_lines
+
         if len(params.pattern) > MAX_PATTERN_CHARS:
             return _failure(f"pattern is longer than {MAX_PATTERN_CHARS} characters")
         flags = re.IGNORECASE if params.ignore_case else 0
@@ -294,6 +299,8 @@ class VirtualFilesystem:
 
     def _grep_candidates(self, base: str, glob: str | None) -> list[str]:
         """The files a search of `base` (a file, or a folder filtered by `glob`) reads."""
+        from promptkit.hostfiles import PathGlob
+
         if self.overlay.mount_of(base) is not None and self.overlay.is_file(base):
             return [base]
         prefix = base.rstrip("/") + "/"
