@@ -136,6 +136,16 @@ def test_overrides_list_imports_neither_another_command_nor_the_evaluation_code(
     assert not any(name.startswith("promptkit.evals") for name in imported)
 
 
+def test_overrides_list_reads_no_package_metadata_when_no_package_declares_prompts(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "overrides").mkdir()
+
+    imported = _imported_by("overrides", "list", cwd=tmp_path)
+
+    assert "importlib.metadata" not in imported
+
+
 def test_overrides_list_builds_a_workspace_prompt_without_what_only_a_run_needs(
     tmp_path: Path,
 ) -> None:

@@ -1,6 +1,7 @@
 """`promptkit overrides ...` run as a real process, the way an operator or CI runs it."""
 
 import os
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -395,3 +396,24 @@ def test_prompts_of_the_entry_point_group_are_found_by_name(project: Path) -> No
 
     assert result.returncode == 1
     assert 'sections."intro": stale' in result.stdout
+
+
+def test_prompts_of_a_distribution_in_a_zip_on_the_path_are_found_by_name(project: Path) -> None:
+    archive = project / "review_app.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr(
+            "review_app-1.0.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: review-app\nVersion: 1.0\n",
+        )
+        bundle.writestr(
+            "review_app-1.0.dist-info/entry_points.txt",
+            "[promptkit.prompts]\ncode-review = review_prompts:PROMPT\n",
+        )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(archive), os.environ.get("PYTHONPATH", "")]),
+    }
+
+    result = run_promptkit("overrides", "check", "--prompt", "code-review", cwd=project, env=env)
+
+    assert result.returncode == 0, result.stderr

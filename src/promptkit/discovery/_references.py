@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.machinery
 import inspect
 import sys
 from collections.abc import Callable
@@ -121,12 +122,54 @@ def entry_point_prompts() -> EntryPointPrompts:
     return EntryPointPrompts(tuple(prompts), tuple(failures))
 
 
-def _prompt_entry_points() -> EntryPoints:
+def _prompt_entry_points() -> EntryPoints | tuple[()]:
     # Imported when an entry point is asked for: a command given `module:attr` (or the default
     # prompt) never reads the installed packages' metadata.
+    if not _may_declare_prompts():
+        return ()
     from importlib.metadata import entry_points
 
     return entry_points(group=ENTRY_POINT_GROUP)
+
+
+def _may_declare_prompts() -> bool:
+    """False only when no distribution on `sys.path` can declare a `promptkit.prompts` entry
+    point: every path entry is a folder whose `*.dist-info` and `*.egg-info` metadata never
+    names the group, and no other finder lists distributions.
+
+    Importing `importlib.metadata` (its email parser) costs about as much as the rest of an
+    `overrides list`, and most environments declare no prompts; anything this check cannot read
+    plainly (a zip or egg on the path, an unreadable folder, another finder) is left to
+    `importlib.metadata`.
+    """
+    if any(
+        hasattr(finder, "find_distributions") and finder is not importlib.machinery.PathFinder
+        for finder in sys.meta_path
+    ):
+        return True
+    for entry in sys.path:
+        try:
+            found = list(Path(entry or ".").iterdir())
+        except FileNotFoundError:
+            continue
+        except OSError:  # a zip archive, or a folder this process may not list
+            return True
+        for path in found:
+            if path.name.endswith(".egg"):
+                return True
+            if path.name.endswith((".dist-info", ".egg-info")) and _names_the_group(path):
+                return True
+    return False
+
+
+def _names_the_group(metadata: Path) -> bool:
+    try:
+        text = (metadata / "entry_points.txt").read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return ENTRY_POINT_GROUP.encode() in text
 
 
 def find_prompt(selector: str) -> Prompt[Any]:
