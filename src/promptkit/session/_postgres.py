@@ -43,6 +43,7 @@ from promptkit.session._records import (
     parse_base,
     parse_metadata,
     replay_records,
+    require_current,
     warn_unpersisted,
     workspace_id,
 )
@@ -281,16 +282,8 @@ class PostgresSessionAttachment:
             if row is None:
                 self._write_base(connection, exists=False)
                 return
-            in_hand = self._session.stored_log
-            if in_hand is None or in_hand.location != self._location:
-                raise SessionError(
-                    f"session {self._session.session_id!r} already exists in {self._location};"
-                    f" continue it with store.load(workspace_root,"
-                    f" {self._session.session_id!r}) or give this session another id"
-                )
             stored_head, base_seq, metadata = (row[0], row[1]), row[2], row[3]
-            if stored_head != in_hand.head:
-                raise _stale(self._session.session_id, self._location, stored_head, in_hand.head)
+            require_current(self._session, self._location, stored_head)
             self._created_at = parse_metadata(
                 metadata,
                 self._location,
