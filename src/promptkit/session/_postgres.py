@@ -22,7 +22,6 @@ fails is a typed `DatabaseError` naming the database.
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
@@ -44,6 +43,7 @@ from promptkit.session._records import (
     parse_metadata,
     replay_records,
     require_current,
+    trace_id_or_new,
     warn_unpersisted,
     workspace_id,
 )
@@ -109,11 +109,7 @@ class PostgresSessionStore:
         appended after that head. `trace_id` (key rule; default a fresh random id) marks every
         record written through this attachment.
         """
-        trace = (
-            uuid.uuid4().hex
-            if trace_id is None
-            else require_key(trace_id, what="trace id", error=SessionError)
-        )
+        trace = trace_id_or_new(trace_id)
         root = Path(workspace_root).expanduser().resolve()
         location = self.location(root, session.session_id)
 

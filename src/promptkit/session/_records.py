@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit._input_files import file_kind, open_regular_file
+from promptkit._names import require_key
 from promptkit.clock import SYSTEM_CLOCK
 from promptkit.errors import SessionCorruptError, SessionError, SessionStaleError
 from promptkit.logging import get_logger
@@ -275,6 +276,16 @@ def _recorded_head(value: Any) -> StoreHead | None:
     if not isinstance(seq, int) or isinstance(seq, bool) or not isinstance(checksum, str):
         raise TypeError("head must hold an integer seq and a string sum")
     return (seq, checksum)
+
+
+def trace_id_or_new(trace_id: str | None) -> str:
+    """`trace_id`, checked against the key rule, or a fresh random id when None: what marks
+    every record an attachment writes."""
+    if trace_id is not None:
+        return require_key(trace_id, what="trace id", error=SessionError)
+    import uuid  # here: a program that never attaches a session does not load it
+
+    return uuid.uuid4().hex
 
 
 def require_current(session: Session, location: str, stored: StoreHead | None) -> None:

@@ -24,7 +24,6 @@ copy in hand as the new base would drop those events.
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path
 from types import TracebackType
 
@@ -46,6 +45,7 @@ from promptkit.session._records import (
     replay_events,
     require_current,
     stored_head,
+    trace_id_or_new,
     workspace_id,
 )
 from promptkit.session._session import Session, StoredLog
@@ -115,11 +115,7 @@ class SessionStore:
         refused rather than overwritten. `trace_id` (key rule; default a fresh random id) marks
         every record written through this attachment.
         """
-        trace = (
-            uuid.uuid4().hex
-            if trace_id is None
-            else require_key(trace_id, what="trace id", error=SessionError)
-        )
+        trace = trace_id_or_new(trace_id)
         root = Path(workspace_root).expanduser().resolve()
         session_dir = self.session_dir(root, session.session_id)
 
