@@ -112,12 +112,16 @@ class LocalPromptOverridesStore(DocumentOverridesStore[Path]):
         found: list[ReadDocument] = []
         for file in override_files(self._root):
             try:
-                value = self.read_file(file)
+                place = place_of(self._root, file)
+                read = self._reader.read_with_bytes(file, place, decoder_of(place))
             except OverridesError as error:
                 found.append(ReadDocument(str(file), None, None, error))
                 continue
-            if value is not None:
-                text = file.read_text(encoding="utf-8")
+            if read is not None:
+                # The bytes the value was parsed from (UTF-8, or it would not have parsed), not
+                # a second, unchecked read; newlines as a text-mode read gives them.
+                value, raw = read
+                text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
                 found.append(ReadDocument(str(file), text, value))
         return tuple(found)
 

@@ -49,6 +49,14 @@ class OverrideReader:
     def read(self, file: Path, place: FilePlace, decode: Decoder[_Value]) -> _Value | None:
         """The parsed content of `file`, None when it does not exist; OverrideFileError when it
         cannot be used."""
+        found = self.read_with_bytes(file, place, decode)
+        return None if found is None else found[0]
+
+    def read_with_bytes(
+        self, file: Path, place: FilePlace, decode: Decoder[_Value]
+    ) -> tuple[_Value, bytes] | None:
+        """`read`, with the bytes the value was parsed from (for a caller that also needs the
+        text, without reading the file a second time)."""
         try:
             found = read_override_bytes(self._root, file, max_bytes=self._max_file_bytes)
         except OverrideFileError:
@@ -65,7 +73,7 @@ class OverrideReader:
         if cached is not None and cached[0] == raw:
             if isinstance(cached[1], OverrideFileError):
                 raise cached[1]
-            return cast(_Value, cached[1])
+            return cast(_Value, cached[1]), raw
         try:
             value = decode(
                 utf8_text(file, raw),
@@ -77,7 +85,7 @@ class OverrideReader:
             self._keep(file, raw, error)
             raise
         self._keep(file, raw, value)
-        return value
+        return value, raw
 
     def read_leniently(
         self, file: Path, place: FilePlace, decode: Decoder[_Value]
