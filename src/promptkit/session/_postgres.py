@@ -181,20 +181,21 @@ class PostgresSessionStore:
 
     def sessions(self, workspace_root: Path | str) -> tuple[StoredSession, ...]:
         """The stored sessions of `workspace_root`, most recently active first."""
-        label = self._database.label
+        workspace = workspace_id(workspace_root)
 
         def read(connection: Connection[tuple[Any, ...]], _: Database) -> list[Any]:
             return connection.execute(
                 "SELECT session_id, metadata, updated_at FROM promptkit_sessions"
                 " WHERE workspace_id = %s ORDER BY updated_at DESC, session_id DESC",
-                (workspace_id(workspace_root),),
+                (workspace,),
             ).fetchall()
 
         rows = self._database.run(read, what="list sessions")
+        # Each named as `location` names it, as a load of the same row would.
         return tuple(
             parse_metadata(
                 metadata,
-                f"{label}#{session_id} metadata",
+                f"{self._database.label}#{workspace}/{session_id} metadata",
                 session_id=session_id,
                 last_activity=updated_at,
             )
