@@ -204,6 +204,15 @@ def bind_command_workspace(
     return bound, app
 
 
+def chooses_model(args: argparse.Namespace) -> bool:
+    """Whether the options choose a model of their own (`--provider`, `--model`, `--base-url`,
+    `--structured-output`), which then runs in place of the app's."""
+    return any(
+        getattr(args, name, None) is not None
+        for name in ("provider", "model", "base_url", "structured_output")
+    )
+
+
 def command_writer(
     args: argparse.Namespace,
     config: ProjectConfig,
@@ -216,11 +225,7 @@ def command_writer(
     (`promptkit.optimize.choose_digest_writer`)."""
     from promptkit.optimize import WriterChoice, choose_digest_writer
 
-    chosen_by_flags = any(
-        getattr(args, name, None) is not None
-        for name in ("provider", "model", "base_url", "structured_output")
-    )
-    if app is not None and app.adapter is not None and not chosen_by_flags:
+    if app is not None and app.adapter is not None and not chooses_model(args):
         adapter = app.adapter
         reason = f"the app's model: {adapter.provider} {adapter.model}"
         return WriterChoice(app.digest_writer(listing=listing), reason, adapter)
