@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         database_label as database_label,
     )
     from promptkit.database._schema import (
+        NOTIFY_CHANNEL as NOTIFY_CHANNEL,
         SCHEMA_VERSION as SCHEMA_VERSION,
         SchemaUpgrade as SchemaUpgrade,
         upgrade_database as upgrade_database,
@@ -31,6 +32,11 @@ else:
         __name__,
         {
             "promptkit.database._connection": ("Database", "database_label"),
-            "promptkit.database._schema": ("SCHEMA_VERSION", "SchemaUpgrade", "upgrade_database"),
+            "promptkit.database._schema": (
+                "NOTIFY_CHANNEL",
+                "SCHEMA_VERSION",
+                "SchemaUpgrade",
+                "upgrade_database",
+            ),
         },
     )

@@ -34,6 +34,7 @@ SCHEMA_VERSION = 1
 """The schema version this promptkit reads and writes."""
 
 NOTIFY_CHANNEL = "promptkit_overrides"
+"""The channel the overrides trigger notifies a changed document's path on."""
 # Held while migrating, so concurrent upgrades run one after the other.
 _UPGRADE_LOCK = 0x70726F6D  # "prom"
 

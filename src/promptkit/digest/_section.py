@@ -289,14 +289,16 @@ def _resolve(
         )
         return resolution, digest
     if isinstance(own_override, SectionOverride):
-        return dataclasses.replace(_from_override(key, "override", own_override), tag=tag), None
+        return _from_override(key, "override", own_override, tag=tag), None
     if own_override is not None:
-        resolution = DigestResolution(section_key=key, origin="override", body=own_override)
-        return dataclasses.replace(resolution, tag=tag), None
+        plain = DigestResolution(section_key=key, origin="override", body=own_override, tag=tag)
+        return plain, None
     shared = _shared_override(section, store, tag)
     if shared is not None:
-        resolution = dataclasses.replace(
-            _from_override(key, "shared-override", shared.entry),
+        resolution = _from_override(
+            key,
+            "shared-override",
+            shared.entry,
             tag=shared.tag,
             fallback_from=tag if shared.tag != tag else None,
         )
@@ -423,13 +425,22 @@ def _shared_of_tag(
     return shared
 
 
-def _from_override(key: str, origin: DigestOrigin, entry: SectionOverride) -> DigestResolution:
+def _from_override(
+    key: str,
+    origin: DigestOrigin,
+    entry: SectionOverride,
+    *,
+    tag: str,
+    fallback_from: str | None = None,
+) -> DigestResolution:
     return DigestResolution(
         section_key=key,
         origin=origin,
         body=entry.body,
         updated_at=entry.updated_at,
         author=_author_label(entry.source),
+        tag=tag,
+        fallback_from=fallback_from,
     )
 
 

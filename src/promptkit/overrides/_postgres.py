@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from promptkit.clock import SYSTEM_CLOCK, Clock
-from promptkit.database import Database
+from promptkit.database import NOTIFY_CHANNEL, Database
 from promptkit.errors import DatabaseError, DatabaseUnavailableError, OverridesError
 from promptkit.logging import get_logger
 from promptkit.overrides._documents import (
@@ -54,12 +54,12 @@ _CACHE_LIMIT = 1024
 _LISTEN_WAIT = 0.5
 _RECONNECT_PAUSES = (0.2, 0.5, 1.0, 2.0)
 _FIRST_CONNECT_WAIT = 3.0
-_CHANNEL = "promptkit_overrides"
 
 
 @dataclass(frozen=True)
 class StoredDocument:
-    """One document as a store holds it: where, its text, and its value or why it is unusable."""
+    """One document as the database holds it: its path under an overrides folder, its text,
+    and when it last changed."""
 
     path: str
     text: str
@@ -509,7 +509,7 @@ class _DocumentCache:
 
     def _serve_notifications(self) -> None:
         with self._database.connect() as connection:
-            connection.execute(f"LISTEN {_CHANNEL}")
+            connection.execute(f"LISTEN {NOTIFY_CHANNEL}")
             with self._lock:
                 # Anything may have changed while no one listened.
                 self._bump()

@@ -8,8 +8,7 @@ They run on every tool result before the model sees it, on every log record, on 
 records, execution records, override bodies and digests, so the scan is built to be cheap: one
 regex pass finds every provider-token prefix, the other rules only look at text holding a
 literal they need (`://`, `PRIVATE KEY`, `Q~`, `:AA`, `-u`) or at lines holding a secret-like
-word. No
-pattern can backtrack catastrophically: quantifiers are bounded or possessive.
+word. No pattern can backtrack catastrophically: quantifiers are bounded or possessive.
 
 The rules, by the name that appears in findings and redaction markers:
 

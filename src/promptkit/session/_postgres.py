@@ -22,7 +22,6 @@ fails is a typed `DatabaseError` naming the database.
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
@@ -43,6 +42,8 @@ from promptkit.session._records import (
     parse_base,
     parse_metadata,
     replay_records,
+    require_current,
+    trace_id_or_new,
     warn_unpersisted,
     workspace_id,
 )
@@ -108,11 +109,7 @@ class PostgresSessionStore:
         appended after that head. `trace_id` (key rule; default a fresh random id) marks every
         record written through this attachment.
         """
-        trace = (
-            uuid.uuid4().hex
-            if trace_id is None
-            else require_key(trace_id, what="trace id", error=SessionError)
-        )
+        trace = trace_id_or_new(trace_id)
         root = Path(workspace_root).expanduser().resolve()
         location = self.location(root, session.session_id)
 
@@ -281,16 +278,8 @@ class PostgresSessionAttachment:
             if row is None:
                 self._write_base(connection, exists=False)
                 return
-            in_hand = self._session.stored_log
-            if in_hand is None or in_hand.location != self._location:
-                raise SessionError(
-                    f"session {self._session.session_id!r} already exists in {self._location};"
-                    f" continue it with store.load(workspace_root,"
-                    f" {self._session.session_id!r}) or give this session another id"
-                )
             stored_head, base_seq, metadata = (row[0], row[1]), row[2], row[3]
-            if stored_head != in_hand.head:
-                raise _stale(self._session.session_id, self._location, stored_head, in_hand.head)
+            require_current(self._session, self._location, stored_head)
             self._created_at = parse_metadata(
                 metadata,
                 self._location,

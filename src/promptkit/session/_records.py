@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from promptkit._input_files import file_kind, open_regular_file
+from promptkit._names import require_key
 from promptkit.clock import SYSTEM_CLOCK
-from promptkit.errors import SessionCorruptError, SessionError
+from promptkit.errors import SessionCorruptError, SessionError, SessionStaleError
 from promptkit.logging import get_logger
 from promptkit.secrets import redact_value
 from promptkit.session._codec import codec_for
@@ -275,6 +276,37 @@ def _recorded_head(value: Any) -> StoreHead | None:
     if not isinstance(seq, int) or isinstance(seq, bool) or not isinstance(checksum, str):
         raise TypeError("head must hold an integer seq and a string sum")
     return (seq, checksum)
+
+
+def trace_id_or_new(trace_id: str | None) -> str:
+    """`trace_id`, checked against the key rule, or a fresh random id when None: what marks
+    every record an attachment writes."""
+    if trace_id is not None:
+        return require_key(trace_id, what="trace id", error=SessionError)
+    import uuid  # here: a program that never attaches a session does not load it
+
+    return uuid.uuid4().hex
+
+
+def require_current(session: Session, location: str, stored: StoreHead | None) -> None:
+    """Refuse to attach `session` over the session a store keeps at `location` unless it is
+    the copy `load` returned from there and the stored head (`stored`; None when it cannot be
+    read) is still where that copy was loaded: writing anything else would drop the stored
+    session, or the events appended after the copy was loaded."""
+    in_hand = session.stored_log
+    if in_hand is None or in_hand.location != location:
+        raise SessionError(
+            f"session {session.session_id!r} already exists in {location}; "
+            f"continue it with store.load(workspace_root, {session.session_id!r}) "
+            "or give this session another id"
+        )
+    if stored is not None and stored != in_hand.head:
+        raise SessionStaleError(
+            f"session {session.session_id!r} in {location} moved past the copy in hand: the"
+            f" stored log ends at seq {stored[0]}, this copy was loaded at seq {in_hand.head[0]}."
+            " Attaching it would drop the newer events; load the session again"
+            f" (store.load(workspace_root, {session.session_id!r})) and re-apply your changes"
+        )
 
 
 def check_head(

@@ -24,7 +24,6 @@ copy in hand as the new base would drop those events.
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path
 from types import TracebackType
 
@@ -44,7 +43,9 @@ from promptkit.session._records import (
     read_base,
     read_metadata,
     replay_events,
+    require_current,
     stored_head,
+    trace_id_or_new,
     workspace_id,
 )
 from promptkit.session._session import Session, StoredLog
@@ -114,11 +115,7 @@ class SessionStore:
         refused rather than overwritten. `trace_id` (key rule; default a fresh random id) marks
         every record written through this attachment.
         """
-        trace = (
-            uuid.uuid4().hex
-            if trace_id is None
-            else require_key(trace_id, what="trace id", error=SessionError)
-        )
+        trace = trace_id_or_new(trace_id)
         root = Path(workspace_root).expanduser().resolve()
         session_dir = self.session_dir(root, session.session_id)
 
@@ -137,7 +134,7 @@ class SessionStore:
             try:
                 stored = any((session_dir / name).exists() for name in (METADATA_FILE, BASE_FILE))
                 if stored:
-                    _require_current(session, session_dir)
+                    require_current(session, str(session_dir), stored_head(session_dir))
                 attachment.start(existing=stored)
             except BaseException:
                 attachment.release()
@@ -278,25 +275,6 @@ def _header_line(base_file: Path) -> bytes | None:
             return file.readline()
     except OSError:
         return None
-
-
-def _require_current(session: Session, session_dir: Path) -> None:
-    """Refuse to attach `session` over a stored session it is not the latest copy of."""
-    in_hand = session.stored_log
-    if in_hand is None or in_hand.location != str(session_dir):
-        raise SessionError(
-            f"session {session.session_id!r} already exists in {session_dir}; "
-            f"continue it with store.load(workspace_root, {session.session_id!r}) "
-            "or give this session another id"
-        )
-    on_disk = stored_head(session_dir)
-    if on_disk is not None and on_disk != in_hand.head:
-        raise SessionStaleError(
-            f"session {session.session_id!r} in {session_dir} moved past the copy in hand: the"
-            f" stored log ends at seq {on_disk[0]}, this copy was loaded at seq {in_hand.head[0]}."
-            " Attaching it would drop the newer events; load the session again"
-            f" (store.load(workspace_root, {session.session_id!r})) and re-apply your changes"
-        )
 
 
 def _is_key(name: str) -> bool:

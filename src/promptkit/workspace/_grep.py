@@ -35,8 +35,6 @@ __all__ = ["GrepMatch", "GrepOutcome", "search_lines"]
 GREP_LINE_CHARS = 4000
 GREP_SHOWN_CHARS = 300
 
-# Runs in a child interpreter started with -I -S: stdlib only, no promptkit import. The first
-# line is the job; every further line is one [path, text] file. It answers with one JSON line.
 # A child that has not answered this long after its time is up is killed.
 _GRACE_S = 1.0
 
@@ -101,7 +99,8 @@ def search_lines(
     """Lines of `files` ((path, text) pairs, read lazily) matching `pattern`, at most `limit`,
     as far as the search got in `timeout` seconds; or a message saying why the search failed
     (the child did not answer in time, or could not run)."""
-    deadline = SYSTEM_CLOCK.monotonic() + max(timeout, 0.01)
+    seconds = max(timeout, 0.01)
+    deadline = SYSTEM_CLOCK.monotonic() + seconds
     try:
         child = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", _GREP_WORKER],
@@ -118,7 +117,7 @@ def search_lines(
         "limit": limit,
         "line_chars": GREP_LINE_CHARS,
         "shown": GREP_SHOWN_CHARS,
-        "seconds": max(timeout, 0.01),
+        "seconds": seconds,
     }
     stop = threading.Event()
     fed_all = threading.Event()
