@@ -334,3 +334,19 @@ def test_a_retry_under_a_deadline_is_said_not_silent(llama_server: FakeProviderS
     assert response.text == "Hi."
     (retried,) = [log for log in logs if log["event"] == "provider_request_retried"]
     assert (retried["attempt"], retried["error_type"]) == (1, "InternalServerError")
+
+
+def test_an_async_request_without_an_output_format_keeps_the_sdks_retries(
+    llama_server: FakeProviderServer,
+) -> None:
+    llama_server.enqueue(Reply.error(503, "loading model", retry_after=0.01), Reply.text("Hi."))
+    adapter = _adapter(llama_server)
+
+    async def run() -> str:
+        try:
+            return (await adapter.aevaluate(PLAIN, session=Session())).text
+        finally:
+            await adapter.aclose_loop_client()
+
+    assert asyncio.run(run()) == "Hi."
+    assert llama_server.request_count == 2

@@ -175,6 +175,10 @@ class ChatCompletionsApi(WireApi):
         return _ChatDecoder(self.api)
 
     def without_native_output(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
+        # `request` itself when it asks for no format: the transport tells a request the server
+        # may refuse by the copy this makes.
+        if "response_format" not in request:
+            return request
         return {name: value for name, value in request.items() if name != "response_format"}
 
 

@@ -234,7 +234,8 @@ class WireApi(ABC):
 
     def without_native_output(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
         """`request` without the schema-constrained output format it asks for, for a server
-        that refused the format (the prompt's Response Format section asks instead)."""
+        that refused the format (the prompt's Response Format section asks instead); `request`
+        itself when it asks for none, which is how the transport tells the two apart."""
         return request
 
 

@@ -166,14 +166,11 @@ def evaluation_config(args: argparse.Namespace, *, tag: str | None) -> ProjectCo
     the tag served (`tag`, else the app's, else the table's), and the provider options of
     `args` are set from the configuration; `args.model_chosen` says whether the options chose a
     model (else the app's runs)."""
-    from promptkit.cli._options import command_app
+    from promptkit.cli._options import chooses_model, command_app
     from promptkit.config import command_config
     from promptkit.discovery import use_project
 
-    args.model_chosen = any(
-        value is not None
-        for value in (args.provider, args.model, args.base_url, args.structured_output)
-    )
+    args.model_chosen = chooses_model(args)
     provider = args.provider if args.provider != "fake" else None
     config = command_config(
         args.root,
@@ -298,17 +295,15 @@ def evaluation_adapter(
     """The adapter the options choose, its provider line on stderr: the app's model when they
     choose none; for `fake`, one talking to a FakeProviderServer that serves the reply script
     for as long as the block runs."""
+    if args.script and args.provider != "fake":
+        raise ArgumentValueError("--script is for --provider fake")
     if app is not None and app.adapter is not None and not args.model_chosen:
-        if args.script:
-            raise ArgumentValueError("--script is for --provider fake")
         adapter = app.adapter
         model = f"{adapter.provider} {adapter.model}"
         print(f"promptkit eval: the app's model: {model}", file=sys.stderr)
         yield adapter
         return
     if args.provider != "fake":
-        if args.script:
-            raise ArgumentValueError("--script is for --provider fake")
         from promptkit.adapters import choose_adapter
 
         if args.provider == "static":

@@ -82,12 +82,11 @@ def _http_address(value: str) -> tuple[str, int]:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Check the workspace, then serve until the client leaves or Ctrl-C; the exit status."""
-    from promptkit.cli._options import app_command_store, command_app
-    from promptkit.config import command_config
+    from promptkit.cli._options import app_stores
     from promptkit.mcp import ServeOptions, serve_workspace
 
     # The app's stores and tag, where no flag names them: the digest served is the app's.
-    app = command_app(args.app, command_config(workspace=args.path))
+    stores = app_stores(args, args.path)
 
     def listening(url: str) -> None:
         where = args.path or "the project's workspace"
@@ -98,13 +97,13 @@ def run_serve(args: argparse.Namespace) -> int:
         ServeOptions(
             path=args.path,
             prompt=args.prompt,
-            tag=args.tag or (app.tag if app is not None else None),
+            tag=stores.tag,
             state_dir=args.state_dir,
             overrides_dir=args.overrides_dir,
             allow_writes=args.allow_writes,
             refresh_provider=args.refresh_provider,
-            overrides=app_command_store(app),
-            sessions=app.sessions if app is not None else None,
+            overrides=stores.overrides,
+            sessions=stores.sessions,
         ),
         http=args.http,
         call_timeout_s=args.call_timeout,

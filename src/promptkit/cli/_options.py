@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from promptkit.hostfiles import ListingProcess
     from promptkit.optimize import WriterChoice
     from promptkit.overrides import DocumentOverridesStore
+    from promptkit.session import SessionStoreProtocol
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -165,20 +166,35 @@ def command_app(reference: str | None, config: ProjectConfig) -> App[Any] | None
     return load_app(reference)
 
 
-def app_command_store(app: App[Any] | None) -> DocumentOverridesStore[Any] | None:
-    """The overrides store of `app` for a workspace command (None: the configured one);
-    ConfigError for a store of the application's own kind, which the commands cannot list."""
-    if app is None or app.overrides is None:
-        return None
+@dataclass(frozen=True)
+class AppStores:
+    """The application binding a workspace command runs with (`app`, None without one), and
+    the tag and stores it passes on to `promptkit.discovery.workspace_options`: `--tag` wins,
+    then the app's tag; the app's overrides and sessions, unless a folder option names them."""
+
+    app: App[Any] | None
+    tag: str | None
+    overrides: DocumentOverridesStore[Any] | None
+    sessions: SessionStoreProtocol | None
+
+
+def app_stores(args: argparse.Namespace, path: str | None) -> AppStores:
+    """The `AppStores` of a workspace command run on `path` with `args` (`--app`, `--tag`)."""
+    from promptkit.config import command_config
+
+    app = command_app(args.app, command_config(workspace=path))
+    if app is None:
+        return AppStores(None, args.tag, None, None)
     from promptkit.errors import ConfigError
     from promptkit.overrides import DocumentOverridesStore
 
-    if not isinstance(app.overrides, DocumentOverridesStore):
+    overrides = app.overrides
+    if overrides is not None and not isinstance(overrides, DocumentOverridesStore):
         raise ConfigError(
-            f"the app's overrides store ({type(app.overrides).__name__}) is not one the"
-            " commands read (a folder or a postgresql:// database); pass --overrides-dir DIR"
+            f"the app's overrides store ({type(overrides).__name__}) is not one the commands"
+            " read (a folder or a postgresql:// database); pass --overrides-dir DIR"
         )
-    return app.overrides
+    return AppStores(app, args.tag or app.tag, overrides, app.sessions)
 
 
 def bind_command_workspace(
@@ -187,21 +203,29 @@ def bind_command_workspace(
     """What a workspace command works on (`promptkit.discovery.bind_workspace`) from its
     options, and the application binding it runs with: each flag given wins, then the app's
     overrides, tag and sessions, then the project's table. `path` replaces `args.path`."""
-    from promptkit.config import command_config
     from promptkit.discovery import bind_workspace
 
     where = args.path if path is None else path
-    app = command_app(args.app, command_config(workspace=where))
+    stores = app_stores(args, where)
     bound = bind_workspace(
         where,
         prompt=args.prompt,
         state_dir=args.state_dir,
         overrides_dir=args.overrides_dir,
-        tag=args.tag or (app.tag if app is not None else None),
-        overrides=app_command_store(app),
-        sessions=app.sessions if app is not None else None,
+        tag=stores.tag,
+        overrides=stores.overrides,
+        sessions=stores.sessions,
     )
-    return bound, app
+    return bound, stores.app
+
+
+def chooses_model(args: argparse.Namespace) -> bool:
+    """Whether the options choose a model of their own (`--provider`, `--model`, `--base-url`,
+    `--structured-output`), which then runs in place of the app's."""
+    return any(
+        getattr(args, name, None) is not None
+        for name in ("provider", "model", "base_url", "structured_output")
+    )
 
 
 def command_writer(
@@ -216,11 +240,7 @@ def command_writer(
     (`promptkit.optimize.choose_digest_writer`)."""
     from promptkit.optimize import WriterChoice, choose_digest_writer
 
-    chosen_by_flags = any(
-        getattr(args, name, None) is not None
-        for name in ("provider", "model", "base_url", "structured_output")
-    )
-    if app is not None and app.adapter is not None and not chosen_by_flags:
+    if app is not None and app.adapter is not None and not chooses_model(args):
         adapter = app.adapter
         reason = f"the app's model: {adapter.provider} {adapter.model}"
         return WriterChoice(app.digest_writer(listing=listing), reason, adapter)

@@ -44,20 +44,20 @@ def run_repl(
     `args.prompt` is resolved (the built-in workspace prompt when that is None too). Returns the
     exit status.
     """
-    from promptkit.cli._options import app_command_store, command_app, command_writer
-    from promptkit.config import command_config
+    from promptkit.cli._options import app_stores, command_writer
     from promptkit.discovery import workspace_options
     from promptkit.repl import ReplSetup, WorkspaceRepl
 
-    app = command_app(args.app, command_config(workspace=args.path))
+    stores = app_stores(args, args.path)
+    app = stores.app
     options = workspace_options(
         args.path,
         prompt=prompt_source if prompt_source is not None else getattr(args, "prompt", None),
         state_dir=args.state_dir,
         overrides_dir=args.overrides_dir,
-        tag=args.tag or (app.tag if app is not None else None),
-        overrides=app_command_store(app),
-        sessions=app.sessions if app is not None else None,
+        tag=stores.tag,
+        overrides=stores.overrides,
+        sessions=stores.sessions,
     )
     choice = command_writer(args, options.config, app)
     repl = (repl_type or WorkspaceRepl).open(
